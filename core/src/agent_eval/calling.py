@@ -1,0 +1,138 @@
+"""Working out, once per callable, how to call an agent or an evaluator."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from agent_eval.model import Evaluation, Status, Verdict
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def takes_context(func: Callable[..., Any]) -> bool:
+    """True when ``func`` accepts a second positional argument (``ctx``)."""
+    try:
+        parameters = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    count = 0
+    for parameter in parameters:
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            return True
+        if parameter.kind in _POSITIONAL:
+            count += 1
+    return count >= 2
+
+
+def is_async(func: Callable[..., Any]) -> bool:
+    """True when calling ``func`` returns a coroutine (async def, or an object with async __call__)."""
+    while isinstance(func, functools.partial):
+        func = func.func
+    if inspect.iscoroutinefunction(func):
+        return True
+    call = getattr(func, "__call__", None)  # noqa: B004 - the method itself is what we inspect
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
+def callable_name(func: Any) -> str:
+    """A short name for an evaluator: its ``name`` attribute, ``__name__``, or its class."""
+    name = getattr(func, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    while isinstance(func, functools.partial):
+        func = func.func
+    name = getattr(func, "__name__", None)
+    if isinstance(name, str) and name and name != "<lambda>":
+        return name
+    if name == "<lambda>":
+        return "lambda"
+    return type(func).__name__
+
+
+@attrs.frozen
+class Call:
+    """A callable with its call shape worked out: async or not, with or without ``ctx``."""
+
+    func: Callable[..., Any]
+    name: str
+    with_context: bool
+    is_async: bool
+    #: Cheap and non-blocking: called on the event loop instead of in a worker thread.
+    inline: bool
+
+    @classmethod
+    def of(cls, func: Callable[..., Any]) -> Call:
+        """Inspect ``func`` once."""
+        if not callable(func):
+            raise TypeError(f"{func!r} is not callable")
+        asynchronous = is_async(func)
+        return cls(
+            func=func,
+            name=callable_name(func),
+            with_context=takes_context(func),
+            is_async=asynchronous,
+            inline=asynchronous or bool(getattr(func, "inline", False)),
+        )
+
+    def bind(self, first: Any, ctx: Any) -> Callable[[], Any]:
+        """A no-argument callable that calls ``func`` with the right arguments."""
+        if self.with_context:
+            return functools.partial(self.func, first, ctx)
+        return functools.partial(self.func, first)
+
+    def __call__(self, first: Any, ctx: Any) -> Any:
+        if self.with_context:
+            return self.func(first, ctx)
+        return self.func(first)
+
+
+def to_evaluation(name: str, value: Any, duration_ms: float) -> Evaluation:
+    """Turn what an evaluator returned into an Evaluation; anything but bool or Verdict is an error."""
+    if value is True:
+        return Evaluation(name, "passed", 1.0, None, None, duration_ms)
+    if value is False:
+        return Evaluation(name, "failed", 0.0, None, None, duration_ms)
+    if isinstance(value, Verdict):
+        problem = _verdict_problem(value)
+        if problem:
+            return Evaluation(name, "error", None, None, problem, duration_ms)
+        score = value.score if value.score is not None else (1.0 if value.passed else 0.0)
+        status: Status = "passed" if value.passed else "failed"
+        return Evaluation(name, status, float(score), value.reason, None, duration_ms, value.metadata)
+    return Evaluation(
+        name,
+        "error",
+        None,
+        None,
+        f"returned {short_repr(value)}; an evaluator must return a bool or a Verdict",
+        duration_ms,
+    )
+
+
+def _verdict_problem(verdict: Verdict) -> str | None:
+    passed: Any = verdict.passed
+    if not isinstance(passed, bool):
+        return f"returned Verdict(passed={short_repr(passed)}); passed must be a bool"
+    score: Any = verdict.score
+    if score is None:
+        return None
+    if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
+        return f"returned Verdict(score={short_repr(score)}); score must be a number from 0 to 1"
+    if not 0.0 <= score <= 1.0:
+        return f"returned Verdict(score={score!r}); score must be from 0 to 1"
+    return None
+
+
+def short_repr(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters."""
+    try:
+        text = repr(value)
+    except Exception:  # a broken __repr__ must not break the report
+        text = f"<{type(value).__name__} object>"
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,153 @@
+"""The ``agent-eval`` command."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from agent_eval._version import __version__
+
+EXIT_BELOW_BAR = 1
+EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
+DEFAULT_HISTORY = Path(".agent-eval") / "runs.db"
+DEBUG_ENV = "AGENT_EVAL_DEBUG"
+
+
+class UsageProblem(click.ClickException):
+    """A user mistake: printed as one line per problem, exit 2, no traceback."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, lines: list[str] | str) -> None:
+        self.lines = [lines] if isinstance(lines, str) else list(lines)
+        super().__init__("\n".join(self.lines))
+
+    def show(self, file: Any = None) -> None:
+        stream = file or sys.stderr
+        if len(self.lines) > 1:
+            click.echo(f"error: {len(self.lines)} problems:", file=stream)
+        for line in self.lines:
+            click.echo(f"error: {line}", file=stream)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, "--version", prog_name="agent-eval", message="%(prog)s %(version)s")
+def main() -> None:
+    """Grade the answers of LLM agents against criteria."""
+
+
+@main.command("list-evaluators")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list for tools instead of a table.")
+def list_evaluators(as_json: bool) -> None:
+    """List the installed evaluators: name, package, version, description."""
+    from agent_eval.plugins import HOW_TO_INSTALL, get_registry
+
+    registry = get_registry()
+    for broken in registry.broken:
+        click.echo(f"warning: {broken.message()}", err=True)
+    infos = registry.all()
+    if as_json:
+        click.echo(json.dumps([info.to_dict() for info in infos], indent=2))
+        return
+    if not infos:
+        click.echo(f"No evaluators are installed. To add evaluators, {HOW_TO_INSTALL}.")
+        return
+    _print_evaluator_table(infos)
+
+
+def _print_evaluator_table(infos: list[Any]) -> None:
+    from rich.table import Table
+
+    from agent_eval.report.console import make_console
+
+    table = Table(title="Installed evaluators", title_justify="left")
+    for column in ("Name", "Package", "Version", "Description"):
+        table.add_column(column, overflow="fold")
+    for info in infos:
+        table.add_row(info.name, info.distribution or f"({info.plugin})", info.version or "", info.description)
+    make_console().print(table)
+
+
+@main.command()
+@click.argument("suite_file", metavar="SUITE", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--agent", "agent_ref", metavar="MODULE:ATTR", help="The agent to run (wins over the suite's).")
+@click.option("--concurrency", type=click.IntRange(min=1), help="Cases run at once (default: suite's, or 1).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds before an agent call is cut off.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the report as JSON.")
+@click.option(
+    "--jsonl", "jsonl_path", type=click.Path(dir_okay=False, path_type=Path), help="Append each case as it finishes."
+)
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path), help="Write JUnit XML for CI.")
+@click.option(
+    "--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a self-contained HTML page."
+)
+@click.option(
+    "--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a Markdown summary."
+)
+@click.option(
+    "--min-pass-rate", type=click.FloatRange(0, 1), help="Exit 1 below this pass rate (default: suite's, or 1.0)."
+)
+@click.option("--strict", is_flag=True, help="Count skipped cases as failed.")
+@click.option(
+    "--history",
+    "history_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help=f"Run history database (default {DEFAULT_HISTORY}).",
+)
+@click.option("--no-history", is_flag=True, help="Do not record this run.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
+def run(suite_file: Path, agent_ref: str | None, **options: Any) -> None:
+    """Run the cases of SUITE against the agent and grade them."""
+    from agent_eval.run_command import RunOptions, execute
+
+    if options["history_path"] is not None and options["no_history"]:
+        raise click.UsageError("--history and --no-history exclude each other")
+    code = execute(suite_file, agent_ref, RunOptions(**options))
+    sys.exit(code)
+
+
+def _add_history_commands() -> None:
+    try:
+        from agent_eval.history_cli import commands
+    except ImportError:
+        return
+    for command in commands():
+        main.add_command(command)
+
+
+_add_history_commands()
+
+
+def entry(args: list[str] | None = None) -> NoReturn:
+    """Run the command line; user errors give one line and exit 2, Ctrl-C exits 130."""
+    try:
+        code = main.main(args=args, prog_name="agent-eval", standalone_mode=False)
+    except click.exceptions.Abort:
+        _die("interrupted", EXIT_INTERRUPTED)
+    except KeyboardInterrupt:
+        _die("interrupted", EXIT_INTERRUPTED)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except BrokenPipeError:
+        sys.stderr.close()
+        sys.exit(1)
+    except Exception as error:
+        if os.environ.get(DEBUG_ENV):
+            raise
+        _die(f"internal error: {type(error).__name__}: {error} (set {DEBUG_ENV}=1 for the traceback)", EXIT_INTERNAL)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _die(message: str, code: int) -> NoReturn:
+    click.echo(f"error: {message}" if code != EXIT_INTERRUPTED else message, err=True)
+    sys.exit(code)

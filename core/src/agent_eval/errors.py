@@ -1,0 +1,57 @@
+"""The exceptions agent-eval raises, and `Skip` for evaluators that cannot judge."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class AgentEvalError(Exception):
+    """Base class of every error agent-eval raises on purpose."""
+
+
+class SuiteError(AgentEvalError):
+    """A suite file or a list of cases is invalid; carries every problem found."""
+
+    def __init__(self, problems: Iterable[str], *, source: str | None = None) -> None:
+        self.problems = list(problems)
+        self.source = source
+        super().__init__(self._summary())
+
+    def _summary(self) -> str:
+        if len(self.problems) == 1:
+            return self.problems[0]
+        where = f" in {self.source}" if self.source else ""
+        lines = [f"{len(self.problems)} problems{where}:"]
+        lines += [f"  {problem}" for problem in self.problems]
+        return "\n".join(lines)
+
+
+class AgentReferenceError(AgentEvalError):
+    """A `module:attr` agent reference cannot be imported or is not callable."""
+
+
+class EvaluatorNotFound(AgentEvalError, LookupError):
+    """No installed plugin registers an evaluator of that name."""
+
+
+class AmbiguousEvaluator(AgentEvalError, LookupError):
+    """Two distributions register an evaluator under the same name."""
+
+
+class PluginLoadError(AgentEvalError):
+    """The plugin that provides a requested evaluator failed to load."""
+
+
+class Skip(Exception):
+    """Raised by an evaluator that cannot judge this case: the evaluation is skipped."""
+
+    def __init__(self, reason: str = "skipped") -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """Return ``" Did you mean 'x'?"`` for the closest choice, or an empty string."""
+    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
+    return f" Did you mean {close[0]!r}?" if close else ""

@@ -1,0 +1,65 @@
+"""Hook specifications: what a plugin of project ``agent_eval`` can implement.
+
+A plugin is a module named by an entry point in group ``agent_eval``::
+
+    [project.entry-points.agent_eval]
+    acme = "acme_evals.plugin"
+
+Its functions marked with :data:`hookimpl` are called by agent-eval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pluggy
+
+PROJECT = "agent_eval"
+
+#: Marks a function of a plugin module as the implementation of a hook.
+hookimpl = pluggy.HookimplMarker(PROJECT)
+#: Marks a function of this module as a hook specification.
+hookspec = pluggy.HookspecMarker(PROJECT)
+
+
+@hookspec
+def register_evaluators(register: Callable[..., Any]) -> None:
+    """Register the evaluator factories this plugin provides.
+
+    Called once, when agent-eval first needs the list of evaluators (a suite
+    is loaded, ``agent_eval.evaluators`` is accessed, or ``agent-eval
+    list-evaluators`` runs).
+
+    :param register:
+        ``register(factory, *, name=None)``. ``factory`` is a callable whose
+        parameters are the evaluator's options and which returns an evaluator:
+        a callable ``(output)`` or ``(output, ctx)``, sync or async, returning
+        ``bool`` or :class:`agent_eval.Verdict`. ``name`` defaults to
+        ``factory.__name__``; it is the key used in suite files. The first
+        line of the factory's docstring is the description that
+        ``agent-eval list-evaluators`` shows, and its signature gives the
+        parameters (with their defaults) listed by ``--json``.
+
+    Keep the plugin module cheap to import: import heavy libraries inside the
+    factory or the evaluator, so that listing evaluators stays fast.
+
+    Example::
+
+        from agent_eval import Verdict, hookimpl
+
+        def word_count_at_most(limit: int):
+            \"\"\"Passes when the output has at most `limit` words.\"\"\"
+            def check(output: str) -> Verdict:
+                words = len(str(output).split())
+                return Verdict(words <= limit, reason=f"{words} words (limit {limit})")
+            return check
+
+        @hookimpl
+        def register_evaluators(register):
+            register(word_count_at_most)
+            register(word_count_at_most, name="acme_short")
+
+    A plugin whose ``register_evaluators`` raises is reported (entry point,
+    distribution, error) and its evaluators are left out; other plugins load.
+    """

@@ -1,0 +1,321 @@
+"""The plugin manager, entry-point loading and the registry of evaluator factories."""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import attrs
+import pluggy
+
+from agent_eval import hookspecs
+from agent_eval.errors import AmbiguousEvaluator, EvaluatorNotFound, PluginLoadError, did_you_mean
+from agent_eval.model import jsonable
+
+GROUP = "agent_eval"
+DISABLE_AUTOLOAD_ENV = "AGENT_EVAL_DISABLE_PLUGIN_AUTOLOAD"
+DISABLE_PLUGINS_ENV = "AGENT_EVAL_DISABLE_PLUGINS"
+
+#: The distributions that provide this project's own evaluators, for "pip install" hints.
+KNOWN_DISTRIBUTIONS = {
+    "contains": "agent-eval-contains",
+    "matches": "agent-eval-contains",
+    "exact_match": "agent-eval-exact",
+    "valid_json": "agent-eval-json",
+    "llm_judge": "agent-eval-judge",
+}
+
+HOW_TO_INSTALL = (
+    "install an evaluator plugin, e.g. `pip install agent-eval-contains agent-eval-exact "
+    "agent-eval-json agent-eval-judge`"
+)
+
+
+@attrs.frozen
+class EvaluatorInfo:
+    """A registered evaluator factory and where it comes from."""
+
+    name: str
+    factory: Callable[..., Any]
+    plugin: str
+    distribution: str | None = None
+    version: str | None = None
+
+    @property
+    def description(self) -> str:
+        """The first line of the factory's docstring."""
+        doc = inspect.getdoc(self.factory) or ""
+        return doc.strip().splitlines()[0] if doc.strip() else ""
+
+    @property
+    def source(self) -> str:
+        """``distribution version``, or the plugin name for plugins registered directly."""
+        if self.distribution is None:
+            return f"plugin {self.plugin!r}"
+        return f"{self.distribution} {self.version}" if self.version else self.distribution
+
+    def parameters(self) -> list[dict[str, Any]]:
+        """The factory's parameters, from its signature: name, kind, required, default."""
+        try:
+            signature = inspect.signature(self.factory)
+        except (TypeError, ValueError):
+            return []
+        return [_describe_parameter(p) for p in signature.parameters.values()]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Name, package, version, description and parameters, for ``--json``."""
+        return {
+            "name": self.name,
+            "package": self.distribution,
+            "version": self.version,
+            "description": self.description,
+            "plugin": self.plugin,
+            "parameters": self.parameters(),
+        }
+
+
+_KINDS = {
+    inspect.Parameter.POSITIONAL_ONLY: "positional",
+    inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional_or_keyword",
+    inspect.Parameter.VAR_POSITIONAL: "var_positional",
+    inspect.Parameter.KEYWORD_ONLY: "keyword",
+    inspect.Parameter.VAR_KEYWORD: "var_keyword",
+}
+
+
+def _describe_parameter(parameter: inspect.Parameter) -> dict[str, Any]:
+    annotation = parameter.annotation
+    if annotation is inspect.Parameter.empty:
+        annotation = None
+    elif not isinstance(annotation, str):
+        annotation = getattr(annotation, "__name__", repr(annotation))
+    described: dict[str, Any] = {
+        "name": parameter.name,
+        "kind": _KINDS[parameter.kind],
+        "required": parameter.default is inspect.Parameter.empty
+        and parameter.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD),
+        "annotation": annotation,
+    }
+    if parameter.default is not inspect.Parameter.empty:
+        described["default"] = jsonable(parameter.default)
+    return described
+
+
+@attrs.frozen
+class BrokenPlugin:
+    """A plugin that failed to import or to register its evaluators."""
+
+    entry_point: str
+    error: str
+    distribution: str | None = None
+    version: str | None = None
+
+    def message(self) -> str:
+        """One line naming the entry point, its distribution and the error."""
+        source = f" from {self.distribution} {self.version or ''}".rstrip() if self.distribution else ""
+        return f"plugin {self.entry_point!r}{source} failed to load: {self.error}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return attrs.asdict(self)
+
+
+@attrs.define
+class Registry:
+    """Every evaluator factory registered by the loaded plugins, by name."""
+
+    entries: dict[str, list[EvaluatorInfo]] = attrs.Factory(dict)
+    broken: list[BrokenPlugin] = attrs.Factory(list)
+
+    def add(self, info: EvaluatorInfo) -> None:
+        """Record a factory; a second one under the same name is kept beside the first."""
+        self.entries.setdefault(info.name, []).append(info)
+
+    def names(self) -> list[str]:
+        """Registered names, sorted."""
+        return sorted(self.entries)
+
+    def all(self) -> list[EvaluatorInfo]:
+        """Every registration, sorted by name then distribution."""
+        return [info for name in self.names() for info in self.entries[name]]
+
+    def get(self, name: str) -> EvaluatorInfo:
+        """The one registration of ``name``, or a clear error saying why there is none."""
+        found = self.entries.get(name)
+        if found and len(found) == 1:
+            return found[0]
+        if found:
+            sources = " and ".join(info.source for info in found)
+            raise AmbiguousEvaluator(
+                f"Evaluator {name!r} is registered by {sources}; uninstall one of them "
+                f"(or disable its plugin with {DISABLE_PLUGINS_ENV})."
+            )
+        raise self._not_found(name)
+
+    def factory(self, name: str) -> Callable[..., Any]:
+        """The factory registered as ``name``."""
+        return self.get(name).factory
+
+    def _not_found(self, name: str) -> Exception:
+        wanted = KNOWN_DISTRIBUTIONS.get(name)
+        for plugin in self.broken:
+            if wanted is not None and plugin.distribution == wanted:
+                return PluginLoadError(f"Evaluator {name!r} is unavailable: {plugin.message()}")
+        installed = ", ".join(self.names()) or "none"
+        message = f"Unknown evaluator {name!r}.{did_you_mean(name, self.names())} Installed: {installed}."
+        if wanted is not None:
+            message += f" It is provided by {wanted}: pip install {wanted}"
+        elif not self.entries:
+            message += f" To add evaluators, {HOW_TO_INSTALL}."
+        if self.broken:
+            message += " (Some plugins failed to load: " + "; ".join(p.message() for p in self.broken) + ")"
+        return EvaluatorNotFound(message)
+
+
+def new_plugin_manager() -> pluggy.PluginManager:
+    """A plugin manager for project ``agent_eval`` with its hook specifications, no plugin loaded."""
+    manager = pluggy.PluginManager(hookspecs.PROJECT)
+    manager.add_hookspecs(hookspecs)
+    return manager
+
+
+@attrs.define
+class Plugins:
+    """A plugin manager plus where each of its plugins came from."""
+
+    manager: pluggy.PluginManager = attrs.Factory(new_plugin_manager)
+    origins: dict[str, tuple[str | None, str | None]] = attrs.Factory(dict)
+    broken: list[BrokenPlugin] = attrs.Factory(list)
+
+    def register(
+        self,
+        plugin: ModuleType | object,
+        name: str | None = None,
+        *,
+        distribution: str | None = None,
+        version: str | None = None,
+    ) -> None:
+        """Register a plugin object (usually a module) directly, as tests and embedders do."""
+        registered = self.manager.register(plugin, name=name)
+        if registered is None:
+            raise ValueError(f"plugin {name!r} is blocked or already registered")
+        self.origins[registered] = (distribution, version)
+
+    def load_entry_points(self, group: str = GROUP) -> None:
+        """Import and register every entry point of ``group``; failures are recorded, not raised."""
+        if _truthy(os.environ.get(DISABLE_AUTOLOAD_ENV)):
+            return
+        disabled = {n.strip() for n in os.environ.get(DISABLE_PLUGINS_ENV, "").split(",") if n.strip()}
+        import importlib_metadata
+
+        for entry_point in importlib_metadata.entry_points(group=group):
+            if entry_point.name not in disabled:
+                self._load_one(entry_point)
+
+    def _load_one(self, entry_point: Any) -> None:
+        dist = entry_point.dist
+        distribution = dist.name if dist is not None else None
+        version = dist.version if dist is not None else None
+        name = entry_point.name
+        if self.manager.has_plugin(name):
+            name = f"{distribution}:{name}"
+        try:
+            module = entry_point.load()
+            self.register(module, name=name, distribution=distribution, version=version)
+        except (Exception, SystemExit) as error:  # a plugin must never take the others down
+            self.broken.append(BrokenPlugin(entry_point.name, describe_error(error), distribution, version))
+
+    def registry(self) -> Registry:
+        """Call every plugin's ``register_evaluators`` and collect the factories."""
+        registry = Registry(broken=list(self.broken))
+        for impl in self.manager.hook.register_evaluators.get_hookimpls():
+            plugin_name = self.manager.get_name(impl.plugin) or repr(impl.plugin)
+            distribution, version = self.origins.get(plugin_name, (None, None))
+            collected: list[EvaluatorInfo] = []
+
+            def register(
+                factory: Callable[..., Any],
+                *,
+                name: str | None = None,
+                _plugin: str = plugin_name,
+                _dist: str | None = distribution,
+                _version: str | None = version,
+                _into: list[EvaluatorInfo] = collected,
+            ) -> None:
+                _into.append(_make_info(factory, name, _plugin, _dist, _version))
+
+            try:
+                impl.function(**{arg: register for arg in impl.argnames})
+            except (Exception, SystemExit) as error:
+                registry.broken.append(BrokenPlugin(plugin_name, describe_error(error), distribution, version))
+                continue
+            for info in collected:
+                registry.add(info)
+        return registry
+
+
+def _make_info(
+    factory: Callable[..., Any], name: str | None, plugin: str, distribution: str | None, version: str | None
+) -> EvaluatorInfo:
+    if not callable(factory):
+        raise TypeError(f"register() needs a callable factory, got {factory!r}")
+    name = name or getattr(factory, "__name__", None)
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"evaluator name {name!r} must be an identifier; pass register(f, name='...')")
+    return EvaluatorInfo(name, factory, plugin, distribution, version)
+
+
+def describe_error(error: BaseException) -> str:
+    """``Type: message`` on one line."""
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() not in ("", "0", "false", "no")
+
+
+_plugins: Plugins | None = None
+_registry: Registry | None = None
+
+
+def get_plugins() -> Plugins:
+    """The process-wide plugins, loaded from entry points on first use."""
+    global _plugins
+    if _plugins is None:
+        plugins = Plugins()
+        plugins.load_entry_points()
+        _plugins = plugins
+    return _plugins
+
+
+def get_plugin_manager() -> pluggy.PluginManager:
+    """The process-wide pluggy manager, with entry-point plugins loaded."""
+    return get_plugins().manager
+
+
+def get_registry() -> Registry:
+    """The process-wide registry of evaluator factories."""
+    global _registry
+    if _registry is None:
+        _registry = get_plugins().registry()
+    return _registry
+
+
+def set_registry(registry: Registry | None) -> None:
+    """Replace the process-wide registry (None: load from entry points again on next use)."""
+    global _registry, _plugins
+    _registry = registry
+    if registry is None:
+        _plugins = None
+
+
+def registry_of(*modules: ModuleType | object) -> Registry:
+    """A registry built from the given plugin modules only, without entry points (for tests)."""
+    plugins = Plugins()
+    for index, module in enumerate(modules):
+        plugins.register(module, name=getattr(module, "__name__", f"plugin{index}"))
+    return plugins.registry()

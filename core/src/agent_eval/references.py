@@ -1,0 +1,62 @@
+"""Importing an agent named as ``module:attribute``."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent_eval.errors import AgentReferenceError, did_you_mean
+from agent_eval.plugins import describe_error
+
+
+def load_agent(reference: str, *, origin: str = "--agent") -> Callable[..., Any]:
+    """Import the agent ``module:attr`` (the current directory is importable)."""
+    module_name, colon, attribute = reference.partition(":")
+    if not colon or not module_name or not attribute:
+        raise AgentReferenceError(
+            f"agent {reference!r} (from {origin}) must be MODULE:ATTRIBUTE, e.g. my_agents:support"
+        )
+    here = str(Path.cwd())
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    module = _import(module_name, reference, origin)
+    target: Any = module
+    for part in attribute.split("."):
+        if not hasattr(target, part):
+            names = [name for name in dir(target) if not name.startswith("_")]
+            raise AgentReferenceError(
+                f"agent {reference!r} (from {origin}): {type(target).__name__} {_name(target)!r} has no "
+                f"attribute {part!r}.{did_you_mean(part, names)}"
+            )
+        target = getattr(target, part)
+    if not callable(target):
+        raise AgentReferenceError(
+            f"agent {reference!r} (from {origin}) is a {type(target).__name__}, not a callable; "
+            "name a function agent(input, ctx)"
+        )
+    return target  # type: ignore[no-any-return]
+
+
+def _import(module_name: str, reference: str, origin: str) -> Any:
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name and module_name.split(".")[0] == error.name.split(".")[0]:
+            raise AgentReferenceError(
+                f"agent {reference!r} (from {origin}): no module named {error.name!r} "
+                f"(looked in {Path.cwd()} and the installed packages)"
+            ) from None
+        raise AgentReferenceError(
+            f"agent {reference!r} (from {origin}): importing {module_name!r} failed: {describe_error(error)}"
+        ) from None
+    except (Exception, SystemExit) as error:
+        raise AgentReferenceError(
+            f"agent {reference!r} (from {origin}): importing {module_name!r} failed: {describe_error(error)}"
+        ) from None
+
+
+def _name(target: Any) -> str:
+    return str(getattr(target, "__name__", type(target).__name__))

@@ -1,0 +1,48 @@
+"""Writing report files safely: atomically, or one flushed line at a time."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import IO, Any
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``.
+
+    A reader sees the old file or the new one, never half of one; on error the old file stays.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        Path(temporary).replace(target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            Path(temporary).unlink()
+        raise
+
+
+class LineWriter:
+    """Appends one JSON object per line, flushed at once, so a crash loses no finished line."""
+
+    def __init__(self, path: str | Path) -> None:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self._stream: IO[str] = target.open("a", encoding="utf-8", newline="\n")
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Append ``record`` as one line and flush it to the operating system."""
+        self._stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._stream.flush()
+
+    def close(self) -> None:
+        """Close the file."""
+        self._stream.close()

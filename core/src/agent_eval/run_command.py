@@ -1,0 +1,214 @@
+"""What ``agent-eval run`` does: load, run, print, write reports, record, and pick the exit code."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from agent_eval._version import __version__
+from agent_eval.cli import DEFAULT_HISTORY, EXIT_BELOW_BAR, EXIT_INTERRUPTED, UsageProblem
+from agent_eval.errors import AgentEvalError, SuiteError
+from agent_eval.model import AgentContext, EvalReport, EvalResult
+from agent_eval.plugins import Registry, get_registry
+from agent_eval.report.console import print_report
+from agent_eval.suite import SuiteFile, load_suite
+
+
+@attrs.frozen
+class RunOptions:
+    """The options of ``agent-eval run``."""
+
+    concurrency: int | None = None
+    timeout: float | None = None
+    json_path: Path | None = None
+    jsonl_path: Path | None = None
+    junit_path: Path | None = None
+    html_path: Path | None = None
+    markdown_path: Path | None = None
+    min_pass_rate: float | None = None
+    strict: bool = False
+    history_path: Path | None = None
+    no_history: bool = False
+    quiet: bool = False
+
+
+def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int:
+    """Run a suite file as the CLI does and return the exit code."""
+    registry = get_registry()
+    suite = _load(suite_path, registry)
+    reference, agent = _agent(agent_ref, suite)
+    for broken in registry.broken:
+        print(f"warning: {broken.message()}", file=sys.stderr)
+    from agent_eval.runner import EvalSuite
+
+    try:
+        eval_suite = EvalSuite(agent, suite.cases, name=suite.name)
+    except SuiteError as error:
+        raise UsageProblem(error.problems) from None
+    run_info = _run_info(suite, reference, options)
+    stream = _case_stream(options.jsonl_path, run_info)
+    with _progress(len(suite.cases), enabled=not options.quiet) as advance:
+
+        def on_result(index: int, result: EvalResult) -> None:
+            if stream is not None:
+                stream.case(index, result)
+            advance()
+
+        report = asyncio.run(
+            eval_suite.arun(
+                AgentContext(),
+                print=False,
+                concurrency=options.concurrency or suite.concurrency or 1,
+                timeout=options.timeout or suite.timeout,
+                on_result=on_result,
+                handle_signals=True,
+            )
+        )
+    report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
+    if stream is not None:
+        stream.finish(report)
+    print_report(report, quiet=options.quiet, strict=options.strict)
+    _write_reports(report, options)
+    _record(report, options)
+    if report.interrupted:
+        return EXIT_INTERRUPTED
+    bar = _bar(options, suite)
+    return 0 if report.rate(strict=options.strict) >= bar else EXIT_BELOW_BAR
+
+
+def _load(path: Path, registry: Registry) -> SuiteFile:
+    try:
+        return load_suite(path, registry=registry)
+    except SuiteError as error:
+        raise UsageProblem(error.problems) from None
+
+
+def _agent(agent_ref: str | None, suite: SuiteFile) -> tuple[str, Callable[..., Any]]:
+    from agent_eval.references import load_agent
+
+    reference = agent_ref or suite.agent
+    if not reference:
+        raise UsageProblem(f"{suite.path}: no agent to run; pass --agent MODULE:ATTR or set `agent:` in the suite")
+    origin = "--agent" if agent_ref else f"{suite.path}"
+    try:
+        return reference, load_agent(reference, origin=origin)
+    except AgentEvalError as error:
+        raise UsageProblem(str(error)) from None
+
+
+def _bar(options: RunOptions, suite: SuiteFile) -> float:
+    if options.min_pass_rate is not None:
+        return options.min_pass_rate
+    return suite.min_pass_rate if suite.min_pass_rate is not None else 1.0
+
+
+def _run_info(suite: SuiteFile, reference: str, options: RunOptions) -> dict[str, Any]:
+    now = datetime.now(UTC)
+    return {
+        "run_id": f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}",
+        "suite": suite.name,
+        "suite_file": str(suite.path),
+        "agent": reference,
+        "agent_eval_version": __version__,
+        "min_pass_rate": _bar(options, suite),
+        "strict": options.strict,
+        "concurrency": options.concurrency or suite.concurrency or 1,
+        "timeout": options.timeout or suite.timeout,
+    }
+
+
+def _used(report: EvalReport, registry: Registry) -> dict[str, Any]:
+    """The plugin distributions and judge models the run's evaluations came from."""
+    names = {evaluation.name for result in report.cases for evaluation in result.evaluations}
+    plugins: dict[str, str | None] = {}
+    for name in sorted(names):
+        for info in registry.entries.get(name, ()):
+            if info.distribution:
+                plugins[info.distribution] = info.version
+    models = sorted({str(e.metadata["model"]) for r in report.cases for e in r.evaluations if e.metadata.get("model")})
+    return {"plugins": plugins, "judge_models": models}
+
+
+def _case_stream(path: Path | None, run_info: dict[str, Any]) -> Any:
+    if path is None:
+        return None
+    from agent_eval.report.json import CaseStream
+
+    try:
+        return CaseStream(path, run_info)
+    except OSError as error:
+        raise UsageProblem(f"--jsonl {path}: cannot open: {error.strerror}") from None
+
+
+@contextmanager
+def _progress(total: int, *, enabled: bool) -> Iterator[Callable[[], None]]:
+    """A progress bar on stderr when it is a terminal; otherwise nothing."""
+    if not (enabled and sys.stderr.isatty() and total > 1):
+        yield lambda: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from agent_eval.report.console import make_console
+
+    columns = (TextColumn("running"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=make_console(stderr=True), transient=True) as progress:
+        task = progress.add_task("cases", total=total)
+        yield lambda: progress.advance(task)
+
+
+def _write_reports(report: EvalReport, options: RunOptions) -> None:
+    writers: list[tuple[str, Path | None, str]] = [
+        ("--json", options.json_path, "agent_eval.report.json"),
+        ("--junit", options.junit_path, "agent_eval.report.junit"),
+        ("--html", options.html_path, "agent_eval.report.html"),
+        ("--markdown", options.markdown_path, "agent_eval.report.markdown"),
+    ]
+    import importlib
+
+    for flag, path, module_name in writers:
+        if path is None:
+            continue
+        try:
+            importlib.import_module(module_name).write(report, path)
+        except OSError as error:
+            raise UsageProblem(f"{flag} {path}: cannot write: {error.strerror or error}") from None
+    _github_summary(report)
+
+
+def _github_summary(report: EvalReport) -> None:
+    import os
+
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return
+    try:
+        from agent_eval.report import markdown
+    except ImportError:
+        return
+    try:
+        with Path(target).open("a", encoding="utf-8") as stream:
+            stream.write(markdown.render(report) + "\n")
+    except OSError as error:
+        print(f"warning: cannot append to GITHUB_STEP_SUMMARY {target}: {error.strerror}", file=sys.stderr)
+
+
+def _record(report: EvalReport, options: RunOptions) -> None:
+    if options.no_history:
+        return
+    try:
+        from agent_eval.history import History
+    except ImportError:
+        return
+    path = options.history_path or DEFAULT_HISTORY
+    try:
+        History(path).record(report)
+    except (OSError, AgentEvalError) as error:
+        print(f"warning: run not recorded in {path}: {error}", file=sys.stderr)

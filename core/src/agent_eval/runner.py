@@ -1,0 +1,384 @@
+"""EvalSuite: runs an agent over cases, grades each answer, and reports."""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import contextlib
+import inspect
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from agent_eval.calling import Call, short_repr, to_evaluation
+from agent_eval.errors import AgentEvalError, Skip, SuiteError
+from agent_eval.model import AgentContext, Case, EvalReport, EvalResult, Evaluation, EvaluatorContext
+from agent_eval.plugins import describe_error
+from agent_eval.threads import ThreadPool
+
+#: Called with (index, result) as each case finishes.
+ResultCallback = Callable[[int, EvalResult], None]
+
+# Workers whose agent answers without ever suspending yield to the loop this often,
+# so that signals, progress and other workers get their turn.
+_YIELD_EVERY = 64
+
+
+class EvalSuite:
+    """An agent and the cases to grade it on."""
+
+    def __init__(
+        self, agent: Callable[..., Any], cases: Iterable[Case | Mapping[str, Any]], *, name: str | None = None
+    ) -> None:
+        if not callable(agent):
+            raise TypeError(f"agent must be callable, got {short_repr(agent)}")
+        self.agent = agent
+        self.cases: list[Case] = [Case.coerce(case, index) for index, case in enumerate(cases)]
+        self.name = name
+        check_cases(self.cases)
+
+    def run(
+        self,
+        ctx: AgentContext | None = None,
+        *,
+        print: bool = True,
+        concurrency: int = 1,
+        timeout: float | None = None,
+        on_result: ResultCallback | None = None,
+    ) -> EvalReport:
+        """Run every case and return the report; prints the table unless ``print=False``.
+
+        Ctrl-C (or SIGTERM) stops the run: cases in flight are cancelled and the
+        report holds the cases that finished, with ``interrupted`` set. A second
+        Ctrl-C exits at once.
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise AgentEvalError(
+                "EvalSuite.run() cannot be called from a running event loop; use `await suite.arun(...)`."
+            )
+        return asyncio.run(
+            self.arun(
+                ctx, print=print, concurrency=concurrency, timeout=timeout, on_result=on_result, handle_signals=True
+            )
+        )
+
+    async def arun(
+        self,
+        ctx: AgentContext | None = None,
+        *,
+        print: bool = True,
+        concurrency: int = 1,
+        timeout: float | None = None,
+        on_result: ResultCallback | None = None,
+        handle_signals: bool = False,
+    ) -> EvalReport:
+        """Async form of :meth:`run`. ``handle_signals`` makes Ctrl-C stop the run gracefully."""
+        _check_options(concurrency, timeout)
+        runner = _Runner(self.agent, self.cases, ctx or AgentContext(), concurrency, timeout, on_result)
+        with _graceful_signals(runner) if handle_signals else contextlib.nullcontext():
+            report = await runner.run(self.name)
+        if print:
+            from agent_eval.report.console import print_report
+
+            print_report(report)
+        return report
+
+
+def check_cases(cases: Sequence[Case]) -> None:
+    """Raise SuiteError for duplicate names and for evaluators that reject their case."""
+    problems: list[str] = []
+    seen: set[str] = set()
+    for index, case in enumerate(cases):
+        where = case.location or f"case #{index + 1}"
+        if not isinstance(case.name, str) or not case.name:
+            problems.append(f"{where}: the case name must be a non-empty string, got {short_repr(case.name)}")
+        elif case.name in seen:
+            problems.append(f"{where}: duplicate case name {case.name!r}; names must be unique")
+        seen.add(case.name)
+        for evaluator in case.all_evaluators:
+            problem = case_problem(evaluator, case)
+            if problem:
+                problems.append(f"{where}: case {case.name!r}: {problem}")
+    if problems:
+        raise SuiteError(problems)
+
+
+def case_problem(evaluator: Any, case: Case) -> str | None:
+    """What is wrong with using ``evaluator`` on ``case``, or None."""
+    if not callable(evaluator):
+        return f"evaluator {short_repr(evaluator)} is not callable"
+    check = getattr(evaluator, "check_case", None)
+    if check is None:
+        return None
+    try:
+        check(case)
+    except (ValueError, TypeError, AgentEvalError) as error:
+        return f"{Call.of(evaluator).name}: {error}"
+    return None
+
+
+def _check_options(concurrency: int, timeout: float | None) -> None:
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be a whole number of at least 1, got {concurrency!r}")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0):
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+
+
+class _Runner:
+    """One run: workers pull cases from a shared iterator; results land by index."""
+
+    def __init__(
+        self,
+        agent: Callable[..., Any],
+        cases: list[Case],
+        ctx: AgentContext,
+        concurrency: int,
+        timeout: float | None,
+        on_result: ResultCallback | None,
+    ) -> None:
+        self.agent = Call.of(agent)
+        self.cases = cases
+        self.ctx = ctx
+        self.concurrency = concurrency
+        self.timeout = timeout
+        self.on_result = on_result
+        self.results: list[EvalResult | None] = [None] * len(cases)
+        self.stopping = False
+        self._workers: list[asyncio.Task[None]] = []
+        self._pool: ThreadPool | None = None
+        self._calls: dict[int, tuple[Any, Call]] = {}
+
+    async def run(self, name: str | None) -> EvalReport:
+        started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        start = time.perf_counter()
+        pending: Iterator[tuple[int, Case]] = iter(enumerate(self.cases))
+        count = min(self.concurrency, len(self.cases))
+        self._workers = [asyncio.create_task(self._work(pending)) for _ in range(count)]
+        try:
+            outcomes = await asyncio.gather(*self._workers, return_exceptions=True)
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown()
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
+                raise outcome
+        finished = [result for result in self.results if result is not None]
+        return EvalReport(
+            cases=finished,
+            name=name,
+            total_ms=(time.perf_counter() - start) * 1000,
+            started_at=started_at,
+            interrupted=len(finished) < len(self.cases),
+            planned=len(self.cases),
+        )
+
+    def stop(self) -> None:
+        """Stop scheduling cases and cancel the ones in flight."""
+        self.stopping = True
+        for worker in self._workers:
+            worker.cancel()
+
+    async def _work(self, pending: Iterator[tuple[int, Case]]) -> None:
+        for done, (index, case) in enumerate(pending, start=1):
+            if self.stopping:
+                return
+            result = await self._run_case(case)
+            self.results[index] = result
+            if self.on_result is not None:
+                self.on_result(index, result)
+            if done % _YIELD_EVERY == 0:
+                await asyncio.sleep(0)
+
+    async def _run_case(self, case: Case) -> EvalResult:
+        start = time.perf_counter()
+        try:
+            output = await self._call_agent(case)
+        except _Timeout:
+            return _errored(case, None, f"timed out after {self.timeout:g} s", start)
+        except asyncio.CancelledError:
+            raise
+        except (Exception, SystemExit) as error:
+            return _errored(case, None, describe_error(error), start)
+        if output is None:
+            return _errored(case, None, "the agent returned None; it must return its answer", start)
+        agent_ms = (time.perf_counter() - start) * 1000
+        evaluators = case.all_evaluators
+        if not evaluators:
+            return EvalResult(
+                case.name,
+                case.input,
+                output,
+                "skipped",
+                None,
+                "no evaluators",
+                None,
+                agent_ms,
+                (),
+                case.expected,
+                case.metadata,
+            )
+        ectx = EvaluatorContext(case, output, self.ctx, agent_ms)
+        if len(evaluators) == 1:
+            evaluations: Sequence[Evaluation] = (await self._evaluate(evaluators[0], output, ectx),)
+        else:
+            evaluations = await self._evaluate_all(evaluators, output, ectx)
+        return _assemble(case, output, evaluations, (time.perf_counter() - start) * 1000)
+
+    async def _call_agent(self, case: Case) -> Any:
+        agent = self.agent
+        if self.timeout is None:
+            return await self._invoke(agent, case.input)
+        try:
+            async with asyncio.timeout(self.timeout) as deadline:
+                return await self._invoke(agent, case.input)
+        except TimeoutError:
+            if deadline.expired():
+                if not agent.is_async and self._pool is not None:
+                    self._pool.abandon_one()
+                raise _Timeout from None
+            raise
+
+    async def _invoke(self, call: Call, first: Any, ctx: Any = None) -> Any:
+        ctx = self.ctx if ctx is None else ctx
+        if call.is_async:
+            value = await call(first, ctx)
+        elif call.inline:
+            value = call(first, ctx)
+        else:
+            value = await self._thread(call.bind(first, ctx))
+        if inspect.isawaitable(value):
+            value = await value
+        return value
+
+    def _thread(self, func: Callable[[], Any]) -> asyncio.Future[Any]:
+        if self._pool is None:
+            self._pool = ThreadPool(self.concurrency, asyncio.get_running_loop())
+        return self._pool.submit(func)
+
+    def _call_of(self, evaluator: Any) -> Call:
+        cached = self._calls.get(id(evaluator))
+        if cached is None:
+            cached = (evaluator, Call.of(evaluator))
+            self._calls[id(evaluator)] = cached
+        return cached[1]
+
+    async def _evaluate(self, evaluator: Any, output: Any, ectx: EvaluatorContext) -> Evaluation:
+        call = self._call_of(evaluator)
+        start = time.perf_counter()
+        try:
+            value = await self._invoke(call, output, ectx)
+        except Skip as skip:
+            return Evaluation(call.name, "skipped", None, skip.reason, None, _ms(start))
+        except asyncio.CancelledError:
+            raise
+        except (Exception, SystemExit) as error:
+            return Evaluation(call.name, "error", None, None, describe_error(error), _ms(start))
+        return to_evaluation(call.name, value, _ms(start))
+
+    async def _evaluate_all(
+        self, evaluators: Sequence[Any], output: Any, ectx: EvaluatorContext
+    ) -> Sequence[Evaluation]:
+        calls = [self._call_of(evaluator) for evaluator in evaluators]
+        if all(call.inline and not call.is_async for call in calls):
+            return [await self._evaluate(evaluator, output, ectx) for evaluator in evaluators]
+        return await asyncio.gather(*(self._evaluate(evaluator, output, ectx) for evaluator in evaluators))
+
+
+class _Timeout(Exception):
+    """The agent did not answer within the run's timeout."""
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000
+
+
+def _errored(case: Case, output: Any, error: str, start: float) -> EvalResult:
+    return EvalResult(
+        case.name, case.input, output, "error", None, None, error, _ms(start), (), case.expected, case.metadata
+    )
+
+
+def _assemble(case: Case, output: Any, evaluations: Sequence[Evaluation], duration_ms: float) -> EvalResult:
+    """One case's result from its evaluations, by the rules of the contract."""
+    if len(evaluations) == 1:
+        only = evaluations[0]
+        error = f"{only.name}: {only.error}" if only.error else None
+        return EvalResult(
+            case.name,
+            case.input,
+            output,
+            only.status,
+            only.score,
+            only.reason,
+            error,
+            duration_ms,
+            tuple(evaluations),
+            case.expected,
+            case.metadata,
+        )
+    statuses = {evaluation.status for evaluation in evaluations}
+    if "error" in statuses:
+        status = "error"
+    elif "failed" in statuses:
+        status = "failed"
+    elif statuses == {"skipped"}:
+        status = "skipped"
+    else:
+        status = "passed"
+    scores = [e.score for e in evaluations if e.status in ("passed", "failed") and e.score is not None]
+    failing = [f"{e.name}: {e.reason or 'failed'}" for e in evaluations if e.status == "failed"]
+    errors = [f"{e.name}: {e.error}" for e in evaluations if e.status == "error"]
+    return EvalResult(
+        case.name,
+        case.input,
+        output,
+        status,  # type: ignore[arg-type]
+        sum(scores) / len(scores) if scores else None,
+        "; ".join(failing) or None,
+        "; ".join(errors) or None,
+        duration_ms,
+        tuple(evaluations),
+        case.expected,
+        case.metadata,
+    )
+
+
+@contextlib.contextmanager
+def _graceful_signals(runner: _Runner) -> Iterator[None]:
+    """First SIGINT/SIGTERM stops the run gracefully; a second one exits at once with 130."""
+    loop = asyncio.get_running_loop()
+    installed: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        if runner.stopping:
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            os._exit(130)
+        name = signal.Signals(signum).name
+        builtins.print(
+            f"\n{name}: stopping; keeping the cases that finished (press Ctrl-C again to quit at once)",
+            file=sys.stderr,
+            flush=True,
+        )
+        runner.stop()
+
+    for wanted in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(wanted, on_signal, int(wanted))
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no support
+            continue
+        installed.append(int(wanted))
+    try:
+        yield
+    finally:
+        for number in installed:
+            loop.remove_signal_handler(number)
