@@ -167,6 +167,7 @@ class _Runner:
         finally:
             if self._pool is not None:
                 self._pool.shutdown()
+            await self._close_evaluators()
         for outcome in outcomes:
             if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
                 raise outcome
@@ -179,6 +180,19 @@ class _Runner:
             interrupted=len(finished) < len(self.cases),
             planned=len(self.cases),
         )
+
+    async def _close_evaluators(self) -> None:
+        """Let evaluators that hold resources for the run (HTTP clients) release them."""
+        for evaluator, _ in self._calls.values():
+            close = getattr(evaluator, "aclose", None)
+            if close is None:
+                continue
+            try:
+                await close()
+            except Exception as error:  # closing must not lose the results
+                builtins.print(
+                    f"warning: closing evaluator {_name(evaluator)}: {describe_error(error)}", file=sys.stderr
+                )
 
     def stop(self) -> None:
         """Stop scheduling cases and cancel the ones in flight."""
@@ -294,6 +308,10 @@ class _Runner:
 
 class _Timeout(Exception):
     """The agent did not answer within the run's timeout."""
+
+
+def _name(evaluator: Any) -> str:
+    return Call.of(evaluator).name
 
 
 def _ms(start: float) -> float:
