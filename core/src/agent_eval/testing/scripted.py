@@ -40,7 +40,7 @@ class ScriptedAgent:
         self.delay = delay
         self.calls: list[AgentCall] = []
 
-    async def __call__(self, input: Any, ctx: Any = None) -> Any:  # noqa: A002 - the contract's name
+    async def __call__(self, input: Any, ctx: Any = None) -> Any:
         self.calls.append(AgentCall(input, ctx))
         if self.delay:
             await asyncio.sleep(self.delay)
@@ -49,7 +49,7 @@ class ScriptedAgent:
             raise answer
         return answer
 
-    def _next(self, input: Any) -> Any:  # noqa: A002
+    def _next(self, input: Any) -> Any:
         if self._table is not None:
             try:
                 return self._table[input]
