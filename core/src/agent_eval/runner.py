@@ -250,15 +250,25 @@ class _Runner:
         agent = self.agent
         if self.timeout is None:
             return await self._invoke(agent, case.input)
+        if agent.inline:
+            try:
+                async with asyncio.timeout(self.timeout) as deadline:
+                    return await self._invoke(agent, case.input)
+            except TimeoutError:
+                if deadline.expired():
+                    raise _Timeout from None
+                raise
+        future = self._thread(agent.bind(case.input, self.ctx))
         try:
-            async with asyncio.timeout(self.timeout) as deadline:
-                return await self._invoke(agent, case.input)
+            async with asyncio.timeout(self.timeout):
+                output = await future
         except TimeoutError:
-            if deadline.expired():
-                if not agent.is_async and self._pool is not None:
-                    self._pool.abandon_one()
+            if future.cancelled():
+                assert self._pool is not None
+                self._pool.abandon(future)
                 raise _Timeout from None
             raise
+        return await output if inspect.isawaitable(output) else output
 
     async def _invoke(self, call: Call, first: Any, ctx: Any = None) -> Any:
         ctx = self.ctx if ctx is None else ctx

@@ -17,6 +17,9 @@ import yaml
 Path_ = tuple[str | int, ...]
 Position = tuple[int, int]
 
+#: Appended to a path to ask for the position of a mapping key rather than of its value.
+KEY = "\x00key"
+
 
 class SourceError(Exception):
     """A file that cannot be parsed; ``line`` and ``column`` are 1-based."""
@@ -136,6 +139,7 @@ def _walk(node: yaml.Node, path: Path_, positions: dict[Path_, Position]) -> Non
                     key_node.start_mark.column + 1,
                 )
             seen[key] = key_node.start_mark.line + 1
+            positions[(*path, key, KEY)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             _walk(value_node, (*path, key), positions)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
@@ -178,7 +182,7 @@ def json_duplicate_position(text: str, key: str) -> Position:
     found: list[int] = []
 
     def note(path: Path_, offset: int, duplicate: bool) -> None:
-        if duplicate and path[-1] == key and not found:
+        if duplicate and path[-2:] == (key, KEY) and not found:
             found.append(offset)
 
     _JsonScanner(text, note).value(0, ())
@@ -205,9 +209,9 @@ class _JsonScanner:
         match = self._space.match(self.text, index)
         return match.end() if match else index
 
-    def value(self, index: int, path: Path_, duplicate: bool = False) -> int:
+    def value(self, index: int, path: Path_) -> int:
         index = self.skip(index)
-        self.note(path, index, duplicate)
+        self.note(path, index, False)
         char = self.text[index : index + 1]
         if char == "{":
             return self._object(index + 1, path)
@@ -223,14 +227,19 @@ class _JsonScanner:
         seen: set[str] = set()
         while True:
             index = self.skip(index)
+            self.note((*path, key_at := self._key(index), KEY), index, key_at in seen)
             key, index = json.decoder.scanstring(self.text, index + 1)  # type: ignore[attr-defined]
             index = self.skip(index) + 1  # the colon
-            index = self.value(index, (*path, key), key in seen)
+            index = self.value(index, (*path, key))
             seen.add(key)
             index = self.skip(index)
             if self.text[index] == "}":
                 return index + 1
             index += 1  # the comma
+
+    def _key(self, index: int) -> str:
+        key, _ = json.decoder.scanstring(self.text, index + 1)  # type: ignore[attr-defined]
+        return str(key)
 
     def _array(self, index: int, path: Path_) -> int:
         index = self.skip(index)

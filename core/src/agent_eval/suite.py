@@ -17,7 +17,7 @@ from agent_eval.errors import AgentEvalError, SuiteError, did_you_mean
 from agent_eval.model import Case
 from agent_eval.plugins import Registry, describe_error, get_registry
 from agent_eval.runner import case_problem
-from agent_eval.sourcemap import Path_, Position, SourceError, json_positions, load_json, load_yaml
+from agent_eval.sourcemap import KEY, Path_, Position, SourceError, json_positions, load_json, load_yaml
 from agent_eval.text import relative_to
 
 SUITE_KEYS = ("name", "description", "agent", "min_pass_rate", "concurrency", "timeout", "evaluators", "cases")
@@ -153,7 +153,7 @@ class _Loader:
         with relative_to(self.path.parent.resolve()):
             suite = self._load(sources)
         if self.problems:
-            raise SuiteError(self.problems, source=str(self.path))
+            raise SuiteError(sorted(self.problems, key=_position_key), source=str(self.path))
         return suite
 
     def _load(self, sources: list[_Source]) -> SuiteFile:
@@ -174,7 +174,7 @@ class _Loader:
         for key in data:
             if key not in SUITE_KEYS:
                 hint = did_you_mean(str(key), SUITE_KEYS)
-                self.problem(source, (key,), f"unknown key {key!r}.{hint} A suite has: {', '.join(SUITE_KEYS)}")
+                self.problem(source, (key, KEY), f"unknown key {key!r}.{hint} A suite has: {', '.join(SUITE_KEYS)}")
         name = self._optional(source, data, "name", str) or self.path.stem
         agent = self._optional(source, data, "agent", str)
         if agent is not None and ":" not in agent:
@@ -224,18 +224,20 @@ class _Loader:
         cases: list[Case] = []
         first_seen: dict[str, str] = {}
         for index, (source, at) in enumerate(entries):
-            case = self._case(source, at, _get(source.data, at), index, shared)
-            if case is None:
-                continue
-            if case.name in first_seen:
+            data = _get(source.data, at)
+            case = self._case(source, at, data, index, shared)
+            name = data.get("name") if isinstance(data, Mapping) else None
+            if isinstance(name, str) and name in first_seen:
                 self.problem(
                     source,
                     (*at, "name"),
-                    f"duplicate case name {case.name!r} (first at {first_seen[case.name]}); names must be unique",
+                    f"duplicate case name {name!r} (first at {first_seen[name]}); names must be unique",
                 )
                 continue
-            first_seen[case.name] = source.where((*at, "name"))
-            cases.append(case)
+            if isinstance(name, str):
+                first_seen[name] = source.where((*at, "name"))
+            if case is not None:
+                cases.append(case)
         return cases
 
     def _case(self, source: _Source, at: Path_, data: Any, index: int, shared: list[Any]) -> Case | None:
@@ -248,7 +250,7 @@ class _Loader:
             if key not in CASE_KEYS:
                 hint = did_you_mean(str(key), CASE_KEYS)
                 self.problem(
-                    source, (*at, key), f"{label}: unknown key {key!r}.{hint} A case has: {', '.join(CASE_KEYS)}"
+                    source, (*at, key, KEY), f"{label}: unknown key {key!r}.{hint} A case has: {', '.join(CASE_KEYS)}"
                 )
         name = self._case_name(source, at, data, index, label)
         if "input" not in data:
@@ -383,6 +385,15 @@ class _Loader:
             self.problem(source, (key,), f"{key!r} must be a whole number of at least 1, got {short_repr(value)}")
             return None
         return value
+
+
+def _position_key(problem: str) -> tuple[str, int, int]:
+    """Sort problems by file, then line and column."""
+    location = problem.split(": ", 1)[0]
+    parts = location.rsplit(":", 2)
+    if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+        return parts[0], int(parts[1]), int(parts[2])
+    return location, 0, 0
 
 
 def _named(evaluator: Any, name: str) -> Any:

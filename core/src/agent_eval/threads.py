@@ -17,29 +17,48 @@ from typing import Any
 _STOP = None
 
 
+class _Work:
+    """One queued call, and whether the thread running it was given up on."""
+
+    __slots__ = ("abandoned", "func", "future", "started")
+
+    def __init__(self, future: asyncio.Future[Any], func: Callable[[], Any]) -> None:
+        self.future = future
+        self.func = func
+        self.started = False
+        self.abandoned = False
+
+
 class ThreadPool:
     """Runs callables in up to ``size`` daemon threads; results come back as asyncio futures."""
 
     def __init__(self, size: int, loop: asyncio.AbstractEventLoop) -> None:
         self._size = size
         self._loop = loop
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[_Work | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._started = 0
-        self._surplus = 0
+        self._work: dict[asyncio.Future[Any], _Work] = {}
 
     def submit(self, func: Callable[[], Any]) -> asyncio.Future[Any]:
         """Queue ``func()``; the returned future gets its result or exception."""
         future = self._loop.create_future()
-        self._queue.put((future, func))
+        work = _Work(future, func)
+        self._work[future] = work
+        self._queue.put(work)
         if self._started < self._size:
             self._spawn()
         return future
 
-    def abandon_one(self) -> None:
-        """A call was given up on (timed out): start a thread to take the stuck one's place."""
+    def abandon(self, future: asyncio.Future[Any]) -> None:
+        """The call behind ``future`` was given up on (timed out): replace the thread stuck in it."""
+        work = self._work.pop(future, None)
+        if work is None:
+            return
         with self._lock:
-            self._surplus += 1
+            if not work.started:
+                return  # still queued: the cancelled future will be skipped
+            work.abandoned = True
         self._spawn()
 
     def shutdown(self) -> None:
@@ -49,28 +68,27 @@ class ThreadPool:
 
     def _spawn(self) -> None:
         self._started += 1
-        threading.Thread(target=self._work, name="agent-eval-worker", daemon=True).start()
+        threading.Thread(target=self._run, name="agent-eval-worker", daemon=True).start()
 
-    def _work(self) -> None:
+    def _run(self) -> None:
         while True:
-            item = self._queue.get()
-            if item is _STOP:
+            work = self._queue.get()
+            if work is _STOP:
                 return
-            future, func = item
-            if not future.cancelled():
-                self._run(future, func)
             with self._lock:
-                if self._surplus:
-                    self._surplus -= 1
-                    return
-
-    def _run(self, future: asyncio.Future[Any], func: Callable[[], Any]) -> None:
-        try:
-            result = func()
-        except BaseException as error:  # handed to the loop, which decides
-            self._deliver(future, None, error)
-        else:
-            self._deliver(future, result, None)
+                if work.future.cancelled():
+                    self._work.pop(work.future, None)
+                    continue
+                work.started = True
+            try:
+                result = work.func()
+            except BaseException as error:  # handed to the loop, which decides
+                self._deliver(work.future, None, error)
+            else:
+                self._deliver(work.future, result, None)
+            self._work.pop(work.future, None)
+            if work.abandoned:
+                return  # a replacement took this thread's place
 
     def _deliver(self, future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more

@@ -1,0 +1,437 @@
+"""The run history: every report recorded in a SQLite database, and what changed between two runs."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import secrets
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import attrs
+
+from agent_eval.errors import AgentEvalError
+from agent_eval.model import EvalReport, EvalResult, Status
+
+#: Seconds a writer waits for another process's lock before giving up.
+BUSY_TIMEOUT = 30.0
+
+#: Ordered schema migrations: entry ``n`` takes a database from version ``n`` to ``n + 1``.
+#: Append new ones; never edit one that has shipped.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """
+        CREATE TABLE runs (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            recorded_at TEXT NOT NULL,
+            started_at TEXT,
+            suite TEXT,
+            suite_file TEXT,
+            agent TEXT,
+            total INTEGER NOT NULL,
+            passed INTEGER NOT NULL,
+            failed INTEGER NOT NULL,
+            errored INTEGER NOT NULL,
+            skipped INTEGER NOT NULL,
+            pass_rate REAL NOT NULL,
+            total_ms REAL NOT NULL,
+            interrupted INTEGER NOT NULL,
+            report TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX runs_by_suite ON runs (suite, seq)",
+        "CREATE INDEX runs_by_started_at ON runs (started_at)",
+    ),
+)
+
+_SUMMARY_COLUMNS = (
+    "id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored, skipped, "
+    "pass_rate, total_ms, interrupted"
+)
+_LATEST = re.compile(r"latest(?:~(\d+))?")
+_T = TypeVar("_T")
+
+
+class HistoryError(AgentEvalError):
+    """The run history cannot be read or written, or holds no such run."""
+
+
+@attrs.frozen
+class RunSummary:
+    """One recorded run as listed by ``agent-eval runs``."""
+
+    id: str
+    recorded_at: str
+    started_at: str | None
+    suite: str | None
+    suite_file: str | None
+    agent: str | None
+    total: int
+    passed: int
+    failed: int
+    errored: int
+    skipped: int
+    pass_rate: float
+    total_ms: float
+    interrupted: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of the summary."""
+        return attrs.asdict(self)
+
+
+@attrs.frozen
+class StoredRun:
+    """A recorded run: its summary and the whole report."""
+
+    summary: RunSummary
+    report: EvalReport
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """A run id that sorts by time: ``20250102-030405-a1b2c3``."""
+    moment = now or datetime.now(UTC)
+    return f"{moment:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+class History:
+    """The runs recorded in one SQLite database (WAL mode, so readers never block the writer)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    def exists(self) -> bool:
+        """True when the database file is there."""
+        return self.path.is_file()
+
+    def record(self, report: EvalReport) -> str:
+        """Store ``report`` and return its run id (the report's ``metadata["run_id"]`` when set)."""
+        run_id = str(report.metadata.get("run_id") or new_run_id())
+        data = report.to_dict()
+        data["metadata"]["run_id"] = run_id
+        recorded_at = datetime.now(UTC).isoformat(timespec="seconds")
+        row = (
+            run_id,
+            recorded_at,
+            report.started_at or recorded_at,
+            _text_or_none(report.name or report.metadata.get("suite")),
+            _text_or_none(report.metadata.get("suite_file")),
+            _text_or_none(report.metadata.get("agent")),
+            report.total,
+            report.passed,
+            report.failed,
+            report.errored,
+            report.skipped,
+            report.pass_rate,
+            report.total_ms,
+            int(report.interrupted),
+            json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+        )
+        with self._connect(create=True) as connection:
+            try:
+                _write(connection, f"INSERT INTO runs ({_SUMMARY_COLUMNS}, report) VALUES ({', '.join('?' * 15)})", row)
+            except sqlite3.IntegrityError:
+                raise HistoryError(f"run {run_id!r} is already recorded in {self.path}") from None
+        return run_id
+
+    def runs(self, *, limit: int | None = 20, suite: str | None = None) -> list[RunSummary]:
+        """The recorded runs, newest first."""
+        if not self.exists():
+            return []
+        where, params = ("WHERE suite = ?", [suite]) if suite is not None else ("", [])
+        query = f"SELECT {_SUMMARY_COLUMNS} FROM runs {where} ORDER BY seq DESC LIMIT ?"
+        with self._connect() as connection:
+            rows = connection.execute(query, [*params, -1 if limit is None else limit]).fetchall()
+        return [_summary(row) for row in rows]
+
+    def resolve(self, ref: str) -> str:
+        """The run id that ``ref`` names: an id, a unique prefix of one, ``latest`` or ``latest~N``."""
+        with self._connect() as connection:
+            return self._resolve(connection, ref)
+
+    def load(self, ref: str) -> StoredRun:
+        """The run that ``ref`` names (see :meth:`resolve`)."""
+        with self._connect() as connection:
+            run_id = self._resolve(connection, ref)
+            row = connection.execute(f"SELECT {_SUMMARY_COLUMNS}, report FROM runs WHERE id = ?", [run_id]).fetchone()
+        try:
+            report = EvalReport.from_json(row[-1])
+        except (ValueError, KeyError, TypeError) as error:
+            raise HistoryError(f"run {run_id!r} in {self.path} cannot be read: {error}") from None
+        return StoredRun(_summary(row[:-1]), report)
+
+    def _resolve(self, connection: sqlite3.Connection, ref: str) -> str:
+        latest = _LATEST.fullmatch(ref)
+        if latest:
+            back = int(latest.group(1) or 0)
+            row = connection.execute("SELECT id FROM runs ORDER BY seq DESC LIMIT 1 OFFSET ?", [back]).fetchone()
+            if row is None:
+                count = connection.execute("SELECT count(*) FROM runs").fetchone()[0]
+                raise HistoryError(f"{ref!r} needs {back + 1} recorded runs; {self.path} holds {count}")
+            return str(row[0])
+        if connection.execute("SELECT 1 FROM runs WHERE id = ?", [ref]).fetchone():
+            return ref
+        rows = connection.execute(
+            "SELECT id FROM runs WHERE substr(id, 1, ?) = ? ORDER BY seq DESC LIMIT 6", [len(ref), ref]
+        ).fetchall()
+        if len(rows) == 1:
+            return str(rows[0][0])
+        if rows:
+            shown = ", ".join(str(r[0]) for r in rows[:5])
+            raise HistoryError(f"run {ref!r} is ambiguous in {self.path}: it starts {shown}; give more of the id")
+        raise HistoryError(f"no run {ref!r} in {self.path}; `agent-eval runs` lists the recorded runs")
+
+    @contextlib.contextmanager
+    def _connect(self, *, create: bool = False) -> Iterator[sqlite3.Connection]:
+        if not create and not self.exists():
+            raise HistoryError(f"no run history at {self.path}; `agent-eval run` records one")
+        if create:
+            _make_folder(self.path.parent)
+        try:
+            connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
+        except sqlite3.Error as error:
+            raise HistoryError(f"cannot open the run history {self.path}: {error}") from None
+        try:
+            _retry_locked(lambda: _prepare(connection, self.path))
+            yield connection
+        except sqlite3.Error as error:
+            raise HistoryError(f"run history {self.path}: {error}") from None
+        finally:
+            connection.close()
+
+
+def _make_folder(folder: Path) -> None:
+    """Create the history's folder; a new ``.agent-eval`` folder gets a ``.gitignore`` so it stays local."""
+    if folder.exists():
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    if folder.name == ".agent-eval":
+        with contextlib.suppress(OSError):
+            (folder / ".gitignore").write_text("# Created by agent-eval: local run history.\n*\n", encoding="utf-8")
+
+
+def _prepare(connection: sqlite3.Connection, path: Path) -> None:
+    """Switch to WAL and bring the schema up to date, one process at a time."""
+    connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+    connection.execute("PRAGMA journal_mode = WAL")
+    connection.execute("PRAGMA synchronous = NORMAL")
+    if _version(connection) == len(MIGRATIONS):
+        return
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        _migrate(connection, path)
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+
+
+def _version(connection: sqlite3.Connection) -> int:
+    try:
+        row = connection.execute("SELECT version FROM schema_version").fetchone()
+    except sqlite3.OperationalError:  # no such table: a new database
+        return 0
+    return int(row[0]) if row else 0
+
+
+def _migrate(connection: sqlite3.Connection, path: Path) -> None:
+    connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+    current = _version(connection)  # again: another process may have migrated meanwhile
+    if current > len(MIGRATIONS):
+        raise HistoryError(
+            f"{path} has schema version {current}, newer than this agent-eval knows ({len(MIGRATIONS)}); "
+            "upgrade agent-eval or pass --history with another file"
+        )
+    for statements in MIGRATIONS[current:]:
+        for statement in statements:
+            connection.execute(statement)
+    connection.execute("DELETE FROM schema_version")
+    connection.execute("INSERT INTO schema_version (version) VALUES (?)", [len(MIGRATIONS)])
+
+
+def _write(connection: sqlite3.Connection, statement: str, params: Sequence[Any]) -> None:
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        connection.execute(statement, params)
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+
+
+def _retry_locked(action: Callable[[], _T]) -> _T:
+    """Run ``action``, retrying while another process holds a lock SQLite does not wait for.
+
+    Switching a new database to WAL can fail with "database is locked" at once, without the busy
+    handler, when another process is doing the same.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT
+    while True:
+        try:
+            return action()
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def _summary(row: Sequence[Any]) -> RunSummary:
+    return RunSummary(*row[:13], interrupted=bool(row[13]))
+
+
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+# --- comparing two runs --------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class CaseChange:
+    """One case as it was in the base run and as it is in the head run."""
+
+    name: str
+    base_status: Status | None
+    head_status: Status | None
+    base_score: float | None = None
+    head_score: float | None = None
+    #: The head's reason (or error), else the base's: why the case is where it is now.
+    reason: str | None = None
+
+    @property
+    def score_delta(self) -> float | None:
+        """``head_score - base_score`` when both are known."""
+        if self.base_score is None or self.head_score is None:
+            return None
+        return self.head_score - self.base_score
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of the change."""
+        return {**attrs.asdict(self), "score_delta": self.score_delta}
+
+
+@attrs.frozen
+class Comparison:
+    """What changed per case between a base run and a head run."""
+
+    base: EvalReport
+    head: EvalReport
+    #: Passed in the base, failed or errored in the head.
+    regressions: tuple[CaseChange, ...]
+    #: Did not pass in the base, passes in the head.
+    fixed: tuple[CaseChange, ...]
+    #: Any other change of status (passed → skipped, failed → error, ...).
+    status_changes: tuple[CaseChange, ...]
+    #: Same status, different score.
+    score_changes: tuple[CaseChange, ...]
+    added: tuple[CaseChange, ...]
+    removed: tuple[CaseChange, ...]
+
+    @property
+    def regressed(self) -> bool:
+        """True when any case regressed."""
+        return bool(self.regressions)
+
+    @property
+    def unchanged(self) -> bool:
+        """True when no case changed at all."""
+        groups = (self.regressions, self.fixed, self.status_changes, self.score_changes, self.added, self.removed)
+        return not any(groups)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: both runs' summaries and every group of changes."""
+        return {
+            "base": _run_brief(self.base),
+            "head": _run_brief(self.head),
+            "regressed": self.regressed,
+            "regressions": [change.to_dict() for change in self.regressions],
+            "fixed": [change.to_dict() for change in self.fixed],
+            "status_changes": [change.to_dict() for change in self.status_changes],
+            "score_changes": [change.to_dict() for change in self.score_changes],
+            "added": [change.to_dict() for change in self.added],
+            "removed": [change.to_dict() for change in self.removed],
+        }
+
+
+#: Two scores closer than this are the same score (they went through JSON and rounding).
+SCORE_TOLERANCE = 1e-9
+
+
+def compare(base: EvalReport, head: EvalReport) -> Comparison:
+    """Match the cases of two runs by name and sort every difference into its group."""
+    before, after = _keyed(base.cases), _keyed(head.cases)
+    groups: dict[str, list[CaseChange]] = {key: [] for key in ("regressions", "fixed", "status", "score")}
+    for key, new in after.items():
+        old = before.get(key)
+        if old is not None:
+            kind = _kind(old, new)
+            if kind:
+                groups[kind].append(_change(key, old, new))
+    added = [_change(key, None, new) for key, new in after.items() if key not in before]
+    removed = [_change(key, old, None) for key, old in before.items() if key not in after]
+    return Comparison(
+        base,
+        head,
+        tuple(groups["regressions"]),
+        tuple(groups["fixed"]),
+        tuple(groups["status"]),
+        tuple(groups["score"]),
+        tuple(added),
+        tuple(removed),
+    )
+
+
+def _kind(old: EvalResult, new: EvalResult) -> str | None:
+    if old.passed and new.status in ("failed", "error"):
+        return "regressions"
+    if not old.passed and new.passed:
+        return "fixed"
+    if old.status != new.status:
+        return "status"
+    if old.score is not None and new.score is not None and abs(old.score - new.score) > SCORE_TOLERANCE:
+        return "score"
+    return None
+
+
+def _keyed(results: Sequence[EvalResult]) -> dict[str, EvalResult]:
+    """Results by name; a repeated name gets `` [2]``, `` [3]``... so each case keeps its own slot."""
+    keyed: dict[str, EvalResult] = {}
+    seen: dict[str, int] = {}
+    for result in results:
+        seen[result.name] = seen.get(result.name, 0) + 1
+        key = result.name if seen[result.name] == 1 else f"{result.name} [{seen[result.name]}]"
+        keyed[key] = result
+    return keyed
+
+
+def _change(key: str, old: EvalResult | None, new: EvalResult | None) -> CaseChange:
+    now = new or old
+    assert now is not None
+    return CaseChange(
+        name=key,
+        base_status=old.status if old else None,
+        head_status=new.status if new else None,
+        base_score=old.score if old else None,
+        head_score=new.score if new else None,
+        reason=now.error or now.reason,
+    )
+
+
+def _run_brief(report: EvalReport) -> dict[str, Any]:
+    return {
+        "run_id": report.metadata.get("run_id"),
+        "suite": report.name,
+        "total": report.total,
+        "passed": report.passed,
+        "failed": report.failed,
+        "errored": report.errored,
+        "skipped": report.skipped,
+        "pass_rate": report.pass_rate,
+        "interrupted": report.interrupted,
+    }

@@ -1,0 +1,163 @@
+"""The JUnit XML report (``--junit``): the shape GitHub, GitLab and Jenkins read."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_eval.model import EvalReport, EvalResult
+from agent_eval.report.files import write_atomic
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
+
+#: Characters XML 1.0 does not allow anywhere, not even escaped (most C0 controls, lone surrogates, U+FFFE/F).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+#: Longest ``message`` attribute; the full text goes in the element's body.
+MESSAGE_LIMIT = 1000
+
+
+def write(report: EvalReport, path: str | Path) -> None:
+    """Write the report as JUnit XML, atomically."""
+    write_atomic(path, render(report))
+
+
+def render(report: EvalReport) -> str:
+    """The report as a JUnit XML document: one testsuite, one testcase per case."""
+    from xml.etree.ElementTree import Element, SubElement, indent, tostring
+
+    suite_name = _suite_name(report)
+    counts = {
+        "tests": str(report.total),
+        "failures": str(report.failed),
+        "errors": str(report.errored),
+    }
+    root = Element("testsuites", {"name": "agent-eval", **counts, "time": _seconds(report.total_ms)})
+    attributes = {"name": suite_name, **counts, "skipped": str(report.skipped), "time": _seconds(report.total_ms)}
+    if report.started_at:
+        attributes["timestamp"] = report.started_at
+    suite = SubElement(root, "testsuite", _clean_all(attributes))
+    properties = SubElement(suite, "properties")
+    for name, value in _properties(report):
+        SubElement(properties, "property", {"name": name, "value": _clean(value)})
+    for result in report.cases:
+        suite.append(_testcase(result, suite_name))
+    if report.interrupted:
+        SubElement(suite, "system-out").text = _interrupted_note(report)
+    indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
+
+
+def _testcase(result: EvalResult, classname: str) -> Element:
+    from xml.etree.ElementTree import Element, SubElement
+
+    case = Element(
+        "testcase", _clean_all({"name": result.name, "classname": classname, "time": _seconds(result.duration_ms)})
+    )
+    why = result.error or result.reason or ""
+    if result.status == "failed":
+        SubElement(case, "failure", {"message": _message(why or "failed"), "type": "failed"}).text = _details(result)
+    elif result.status == "error":
+        SubElement(case, "error", {"message": _message(why or "error"), "type": "error"}).text = _details(result)
+    elif result.status == "skipped":
+        SubElement(case, "skipped", {"message": _message(why or "skipped")})
+    SubElement(case, "system-out").text = _clean(_output_text(result))
+    return case
+
+
+def _details(result: EvalResult) -> str:
+    """One line per evaluation: name, status, score and reason (or error)."""
+    lines = []
+    if result.error and not result.evaluations:
+        lines.append(result.error)
+    for evaluation in result.evaluations:
+        score = "" if evaluation.score is None else f" score={evaluation.score:.3g}"
+        why = evaluation.error or evaluation.reason
+        lines.append(f"{evaluation.name}: {evaluation.status}{score}" + (f": {why}" if why else ""))
+    return _clean("\n".join(lines) or result.reason or result.status)
+
+
+def _output_text(result: EvalResult) -> str:
+    parts = [f"input:\n{_show(result.input)}", f"output:\n{_show(result.output)}"]
+    if result.expected is not None:
+        parts.append(f"expected:\n{_show(result.expected)}")
+    if result.score is not None:
+        parts.append(f"score: {result.score:.4g}")
+    return "\n\n".join(parts)
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def _properties(report: EvalReport) -> list[tuple[str, str]]:
+    meta = report.metadata
+    found: list[tuple[str, Any]] = [
+        ("run_id", meta.get("run_id")),
+        ("suite_file", meta.get("suite_file")),
+        ("agent", meta.get("agent")),
+        ("agent_eval_version", meta.get("agent_eval_version")),
+        ("min_pass_rate", meta.get("min_pass_rate")),
+        ("strict", meta.get("strict")),
+        ("pass_rate", f"{report.pass_rate:.4f}"),
+        ("interrupted", report.interrupted),
+        ("planned", report.planned if report.planned is not None else report.total),
+    ]
+    plugins = meta.get("plugins") or {}
+    if isinstance(plugins, dict):
+        found += [(f"plugin:{name}", version or "") for name, version in sorted(plugins.items())]
+    models = meta.get("judge_models") or []
+    if models:
+        found.append(("judge_models", ", ".join(str(model) for model in models)))
+    found += [(f"usage:{key}", value) for key, value in sorted(report.usage.items())]
+    return [(name, _property_value(value)) for name, value in found if value is not None]
+
+
+def _property_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _interrupted_note(report: EvalReport) -> str:
+    planned = report.planned if report.planned is not None else report.total
+    return (
+        f"INTERRUPTED: {report.total} of {planned} planned cases finished; "
+        f"the other {planned - report.total} did not run and are not listed."
+    )
+
+
+def _suite_name(report: EvalReport) -> str:
+    return str(report.name or report.metadata.get("suite") or "agent-eval")
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms / 1000:.3f}"
+
+
+def _message(text: str) -> str:
+    """A one-line, bounded attribute value."""
+    line = " ".join(text.split())
+    if len(line) > MESSAGE_LIMIT:
+        line = line[: MESSAGE_LIMIT - 1] + "…"
+    return _clean(line)
+
+
+def _clean(text: str) -> str:
+    """``text`` with every character XML 1.0 forbids shown as an escape such as ``\\x1b``."""
+    return _NOT_XML.sub(_escape_char, text)
+
+
+def _clean_all(attributes: dict[str, str]) -> dict[str, str]:
+    return {key: _clean(value) for key, value in attributes.items()}
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

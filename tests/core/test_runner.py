@@ -1,0 +1,406 @@
+"""EvalSuite: scheduling, isolation, timeouts and the rules that turn evaluations into a case result."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from agent_eval import AgentContext, AgentEvalError, Case, EvalSuite, EvaluatorContext, Skip, SuiteError, Verdict
+
+
+def has_hello(output: str) -> bool:
+    return "hello" in output
+
+
+def echo(question: str) -> str:
+    return f"hello {question}"
+
+
+def run(agent: Any, cases: list[Any], **options: Any) -> Any:
+    return EvalSuite(agent, cases).run(print=False, **options)
+
+
+# --- concurrency -------------------------------------------------------------------------------
+
+
+def test_async_agent_cases_run_concurrently() -> None:
+    async def slow(question: str) -> str:
+        await asyncio.sleep(0.25)
+        return f"hello {question}"
+
+    cases = [{"name": f"c{i}", "input": str(i), "evaluator": has_hello} for i in range(40)]
+    start = time.perf_counter()
+    report = run(slow, cases, concurrency=20)
+    elapsed = time.perf_counter() - start
+    assert report.passed == 40
+    assert elapsed < 1.0  # two waves of 0.25 s, far from the 10 s of running them one by one
+
+
+def test_sync_agent_cases_run_concurrently_in_threads() -> None:
+    def slow(question: str) -> str:
+        time.sleep(0.25)
+        return f"hello {question}"
+
+    cases = [{"name": f"c{i}", "input": str(i), "evaluator": has_hello} for i in range(40)]
+    start = time.perf_counter()
+    report = run(slow, cases, concurrency=20)
+    elapsed = time.perf_counter() - start
+    assert report.passed == 40
+    assert elapsed < 1.0
+
+
+def test_concurrency_limit_is_respected() -> None:
+    running = 0
+    peak = 0
+
+    async def agent(question: str) -> str:
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        await asyncio.sleep(0.01)
+        running -= 1
+        return "hello"
+
+    run(agent, [{"name": f"c{i}", "input": i, "evaluator": has_hello} for i in range(30)], concurrency=4)
+    assert peak == 4
+
+
+def test_workers_do_not_create_a_task_per_case() -> None:
+    seen_tasks = 0
+
+    async def agent(question: str) -> str:
+        nonlocal seen_tasks
+        seen_tasks = max(seen_tasks, len(asyncio.all_tasks()))
+        await asyncio.sleep(0)
+        return "hello"
+
+    run(agent, [{"name": f"c{i}", "input": i, "evaluator": has_hello} for i in range(2000)], concurrency=5)
+    # the main task plus five workers, whatever the number of cases
+    assert seen_tasks <= 6
+
+
+def test_results_keep_input_order_whatever_order_cases_finish_in() -> None:
+    async def agent(delay: float) -> str:
+        await asyncio.sleep(delay)
+        return f"hello {delay}"
+
+    delays = [0.05, 0.0, 0.03, 0.01, 0.04, 0.02]
+    report = run(agent, [{"name": f"d{d}", "input": d, "evaluator": has_hello} for d in delays], concurrency=6)
+    assert [result.input for result in report.cases] == delays
+
+
+def test_agent_receives_context_when_it_takes_two_arguments() -> None:
+    seen: list[Any] = []
+
+    def agent(question: str, ctx: AgentContext) -> str:
+        seen.append(ctx)
+        return "hello"
+
+    context = AgentContext(session_id="s-1", env={"A": "1"})
+    EvalSuite(agent, [{"name": "a", "input": "q", "evaluator": has_hello}]).run(context, print=False)
+    assert seen == [context]
+
+
+def test_evaluator_receives_case_input_and_output_in_its_context() -> None:
+    contexts: list[EvaluatorContext] = []
+
+    async def evaluator(output: str, ctx: EvaluatorContext) -> bool:
+        contexts.append(ctx)
+        return True
+
+    case = Case("a", "question", expected="answer", evaluator=evaluator, metadata={"k": 1})
+    run(echo, [case])
+    (ctx,) = contexts
+    assert (ctx.case, ctx.input, ctx.expected, ctx.output, ctx.metadata) == (
+        case,
+        "question",
+        "answer",
+        "hello question",
+        {"k": 1},
+    )
+
+
+def test_call_shape_is_worked_out_once_per_evaluator(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_eval import runner
+
+    calls = 0
+    original = runner.Call.of
+
+    def counting(func: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return original(func)
+
+    monkeypatch.setattr(runner.Call, "of", counting)
+    run(echo, [{"name": f"c{i}", "input": i, "evaluator": has_hello} for i in range(50)])
+    assert calls == 2  # the agent and the one evaluator, not once per case
+
+
+# --- isolation and timeouts -----------------------------------------------------------------------
+
+
+def test_agent_exception_becomes_that_case_error_and_the_run_goes_on() -> None:
+    def agent(question: str) -> str:
+        if question == "2":
+            raise ValueError("boom")
+        return "hello"
+
+    report = run(agent, [{"name": f"c{i}", "input": str(i), "evaluator": has_hello} for i in range(1, 4)])
+    assert [result.status for result in report.cases] == ["passed", "error", "passed"]
+    assert report.cases[1].error == "ValueError: boom"
+    assert (report.passed, report.errored) == (2, 1)
+
+
+def test_agent_calling_sys_exit_is_an_error_not_an_exit() -> None:
+    def agent(question: str) -> str:
+        raise SystemExit(3)
+
+    report = run(agent, [{"name": "a", "input": "q", "evaluator": has_hello}])
+    assert report.cases[0].status == "error"
+    assert report.cases[0].error == "SystemExit: 3"
+
+
+def test_async_agent_that_hangs_times_out_and_next_case_runs() -> None:
+    async def agent(question: str) -> str:
+        if question == "hang":
+            await asyncio.sleep(60)
+        return "hello"
+
+    cases = [{"name": n, "input": n, "evaluator": has_hello} for n in ("a", "hang", "b")]
+    start = time.perf_counter()
+    report = run(agent, cases, timeout=0.2)
+    assert time.perf_counter() - start < 5
+    assert [r.status for r in report.cases] == ["passed", "error", "passed"]
+    assert report.cases[1].error == "timed out after 0.2 s"
+
+
+def test_sync_agent_that_hangs_times_out_and_the_pool_keeps_its_size() -> None:
+    release = threading.Event()
+
+    def agent(question: str) -> str:
+        if question == "hang":
+            release.wait(30)
+        return "hello"
+
+    cases = [{"name": n, "input": n, "evaluator": has_hello} for n in ("hang", "a", "b", "c")]
+    start = time.perf_counter()
+    report = run(agent, cases, timeout=0.2, concurrency=1)
+    release.set()
+    assert time.perf_counter() - start < 5
+    assert [r.status for r in report.cases] == ["error", "passed", "passed", "passed"]
+    assert report.cases[0].error == "timed out after 0.2 s"
+
+
+def test_agent_raising_its_own_timeout_error_is_not_reported_as_the_run_timeout() -> None:
+    async def agent(question: str) -> str:
+        raise TimeoutError("upstream took too long")
+
+    report = run(agent, [{"name": "a", "input": "q", "evaluator": has_hello}], timeout=5)
+    assert report.cases[0].error == "TimeoutError: upstream took too long"
+
+
+def test_evaluator_exception_is_isolated_and_other_evaluators_still_count() -> None:
+    def broken(output: str) -> bool:
+        raise KeyError("x")
+
+    report = run(echo, [{"name": "a", "input": "q", "evaluators": [broken, has_hello]}])
+    result = report.cases[0]
+    assert result.status == "error"
+    assert [(e.name, e.status) for e in result.evaluations] == [("broken", "error"), ("has_hello", "passed")]
+    assert result.error == "broken: KeyError: 'x'"
+
+
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [
+        ("yes", "returned 'yes'"),
+        (None, "returned None"),
+        (Verdict(True, score=float("nan")), "score must be a number"),
+        (Verdict(True, score=7), "score must be from 0 to 1"),
+        (Verdict("yes", score=1.0), "passed must be a bool"),  # type: ignore[arg-type]
+    ],
+)
+def test_evaluator_returning_garbage_is_an_error(value: Any, fragment: str) -> None:
+    report = run(echo, [{"name": "a", "input": "q", "evaluator": lambda output: value}])
+    assert report.cases[0].status == "error"
+    assert fragment in (report.cases[0].error or "")
+
+
+def test_agent_returning_none_is_an_error() -> None:
+    report = run(lambda question: None, [{"name": "a", "input": "q", "evaluator": has_hello}])
+    assert report.cases[0].status == "error"
+    assert "returned None" in (report.cases[0].error or "")
+
+
+# --- from evaluations to a case result ------------------------------------------------------------
+
+
+def test_bool_results_score_one_and_zero() -> None:
+    report = run(
+        echo,
+        [
+            {"name": "a", "input": "q", "evaluator": has_hello},
+            {"name": "b", "input": "q", "evaluator": lambda o: False},
+        ],
+    )
+    assert [(r.status, r.score) for r in report.cases] == [("passed", 1.0), ("failed", 0.0)]
+
+
+def test_single_verdict_keeps_its_score_and_reason_unchanged() -> None:
+    def valid(output: str) -> Verdict:
+        return Verdict(passed=True, reason="Valid JSON")
+
+    result = run(echo, [{"name": "a", "input": "q", "evaluator": valid}]).cases[0]
+    assert (result.passed, result.score, result.reason) == (True, 1.0, "Valid JSON")
+
+
+def test_several_evaluations_average_scores_and_join_failing_reasons() -> None:
+    def half(output: str) -> Verdict:
+        return Verdict(False, 0.5, "missing: 'extendable'")
+
+    def banned(output: str) -> Verdict:
+        return Verdict(False, 0.0, "forbidden: 'call now'")
+
+    result = run(echo, [{"name": "a", "input": "q", "evaluators": [has_hello, half, banned]}]).cases[0]
+    assert result.status == "failed"
+    assert result.score == pytest.approx(0.5)
+    assert result.reason == "half: missing: 'extendable'; banned: forbidden: 'call now'"
+
+
+def test_skipped_evaluation_does_not_count_and_all_skipped_skips_the_case() -> None:
+    def cannot(output: str) -> bool:
+        raise Skip("no judge configured")
+
+    report = run(
+        echo,
+        [
+            {"name": "mixed", "input": "q", "evaluators": [cannot, has_hello]},
+            {"name": "only-skipped", "input": "q", "evaluator": cannot},
+        ],
+    )
+    mixed, skipped = report.cases
+    assert (mixed.status, mixed.score) == ("passed", 1.0)
+    assert (skipped.status, skipped.reason) == ("skipped", "no judge configured")
+    assert report.pass_rate == 1.0  # skipped cases are left out of the rate
+
+
+def test_case_without_evaluators_is_skipped_not_passed() -> None:
+    report = run(echo, [{"name": "a", "input": "q"}])
+    assert report.cases[0].status == "skipped"
+
+
+def test_case_evaluator_and_evaluators_both_apply() -> None:
+    calls: list[str] = []
+
+    def first(output: str) -> bool:
+        calls.append("first")
+        return True
+
+    def second(output: str) -> bool:
+        calls.append("second")
+        return True
+
+    run(echo, [{"name": "a", "input": "q", "evaluator": first, "evaluators": [second]}])
+    assert calls == ["first", "second"]
+
+
+def test_async_and_sync_evaluators_with_and_without_context_all_work() -> None:
+    async def async_ctx(output: str, ctx: EvaluatorContext) -> bool:
+        return ctx.input in output
+
+    async def async_plain(output: str) -> bool:
+        return output.startswith("hello")
+
+    def sync_ctx(output: str, ctx: EvaluatorContext) -> Verdict:
+        return Verdict(True, 0.8)
+
+    class Callable_:
+        def __call__(self, output: str) -> bool:
+            return True
+
+    result = run(
+        echo, [{"name": "a", "input": "q", "evaluators": [async_ctx, async_plain, sync_ctx, Callable_()]}]
+    ).cases[0]
+    assert [e.status for e in result.evaluations] == ["passed"] * 4
+    assert result.score == pytest.approx(0.95)
+    assert [e.name for e in result.evaluations] == ["async_ctx", "async_plain", "sync_ctx", "Callable_"]
+
+
+# --- the suite and its options ----------------------------------------------------------------------
+
+
+def test_duplicate_case_names_are_rejected_up_front() -> None:
+    with pytest.raises(SuiteError, match="duplicate case name 'a'"):
+        EvalSuite(echo, [{"name": "a", "input": 1}, {"name": "a", "input": 2}])
+
+
+def test_dict_case_with_unknown_key_is_rejected() -> None:
+    with pytest.raises(SuiteError, match="unknown key 'expect'"):
+        EvalSuite(echo, [{"name": "a", "input": 1, "expect": 2}])
+
+
+def test_evaluator_check_case_rejects_a_case_it_cannot_grade() -> None:
+    class NeedsExpected:
+        def __call__(self, output: str) -> bool:
+            return True
+
+        def check_case(self, case: Case) -> None:
+            if case.expected is None:
+                raise ValueError("needs an expected answer; add `expected:` to the case")
+
+    with pytest.raises(SuiteError, match="case 'a': NeedsExpected: needs an expected answer"):
+        EvalSuite(echo, [{"name": "a", "input": 1, "evaluator": NeedsExpected()}])
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("concurrency", 0), ("concurrency", 1.5), ("timeout", 0), ("timeout", -1)]
+)
+def test_bad_run_options_are_rejected(option: str, value: Any) -> None:
+    with pytest.raises(ValueError, match=option):
+        run(echo, [{"name": "a", "input": 1, "evaluator": has_hello}], **{option: value})
+
+
+def test_run_inside_a_running_loop_points_to_arun() -> None:
+    suite = EvalSuite(echo, [{"name": "a", "input": 1, "evaluator": has_hello}])
+
+    async def main() -> None:
+        with pytest.raises(AgentEvalError, match="await suite.arun"):
+            suite.run(print=False)
+        report = await suite.arun(print=False)
+        assert report.passed == 1
+
+    asyncio.run(main())
+
+
+def test_run_prints_the_table_by_default(capsys: pytest.CaptureFixture[str]) -> None:
+    EvalSuite(echo, [{"name": "greets user", "input": "q", "evaluator": has_hello}], name="demo").run()
+    out = capsys.readouterr().out
+    assert "greets user" in out
+    assert "1 passed, 0 failed, 0 errors, 0 skipped" in out
+
+
+def test_on_result_sees_every_case_as_it_finishes() -> None:
+    seen: list[tuple[int, str]] = []
+    EvalSuite(echo, [{"name": f"c{i}", "input": i, "evaluator": has_hello} for i in range(5)]).run(
+        print=False, on_result=lambda index, result: seen.append((index, result.name))
+    )
+    assert sorted(seen) == [(i, f"c{i}") for i in range(5)]
+
+
+def test_evaluators_with_aclose_are_closed_once_after_the_run() -> None:
+    class Holder:
+        closed = 0
+
+        def __call__(self, output: str) -> bool:
+            return True
+
+        async def aclose(self) -> None:
+            Holder.closed += 1
+
+    shared = Holder()
+    run(echo, [{"name": f"c{i}", "input": i, "evaluator": shared} for i in range(3)])
+    assert Holder.closed == 1
