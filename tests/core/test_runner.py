@@ -368,7 +368,7 @@ def test_run_inside_a_running_loop_points_to_arun() -> None:
     suite = EvalSuite(echo, [{"name": "a", "input": 1, "evaluator": has_hello}])
 
     async def main() -> None:
-        with pytest.raises(AgentEvalError, match="await suite.arun"):
+        with pytest.raises(AgentEvalError, match=r"await suite\.arun"):
             suite.run(print=False)
         report = await suite.arun(print=False)
         assert report.passed == 1

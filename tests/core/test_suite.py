@@ -10,6 +10,7 @@ import fake_plugin
 import pytest
 
 from agent_eval import SuiteError
+from agent_eval.calling import Call
 from agent_eval.plugins import registry_of
 from agent_eval.suite import SuiteFile, load_suite
 
@@ -57,7 +58,7 @@ def test_yaml_suite_loads_cases_and_builds_their_evaluators(tmp_path: Path) -> N
     assert (greets.name, greets.input) == ("greets user", "Say hello")
     assert greets.evaluators[0].words == ("hello", "hi")
     assert adds.expected == "4"
-    assert [type(e).__name__ for e in adds.evaluators] == ["_Same", "_Has"]
+    assert [Call.of(e).name for e in adds.evaluators] == ["same", "has"]
     assert adds.evaluators[1].words == ("4",)  # a bare value is the first argument, a string one keyword
     assert greets.location == f"{tmp_path / 'suite.yaml'}:5"
 

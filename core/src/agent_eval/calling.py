@@ -55,6 +55,29 @@ def callable_name(func: Any) -> str:
     return type(func).__name__
 
 
+class NamedEvaluator:
+    """An evaluator under the name it was registered as (for evaluators that carry no ``name``).
+
+    Everything but the name is the wrapped evaluator's: :meth:`Call.of` looks through the wrapper,
+    so calls go straight to the evaluator.
+    """
+
+    __slots__ = ("evaluator", "name")
+
+    def __init__(self, evaluator: Callable[..., Any], name: str) -> None:
+        self.evaluator = evaluator
+        self.name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self.evaluator, attribute)
+
+    def __call__(self, *args: Any) -> Any:
+        return self.evaluator(*args)
+
+    def __repr__(self) -> str:
+        return f"{self.name}({self.evaluator!r})"
+
+
 @attrs.frozen
 class Call:
     """A callable with its call shape worked out: async or not, with or without ``ctx``."""
@@ -71,10 +94,13 @@ class Call:
         """Inspect ``func`` once."""
         if not callable(func):
             raise TypeError(f"{func!r} is not callable")
+        name = callable_name(func)
+        if isinstance(func, NamedEvaluator):
+            func = func.evaluator
         asynchronous = is_async(func)
         return cls(
             func=func,
-            name=callable_name(func),
+            name=name,
             with_context=takes_context(func),
             is_async=asynchronous,
             inline=asynchronous or bool(getattr(func, "inline", False)),

@@ -132,7 +132,9 @@ class Registry:
 
     def add(self, info: EvaluatorInfo) -> None:
         """Record a factory; a second one under the same name is kept beside the first."""
-        self.entries.setdefault(info.name, []).append(info)
+        same_name = self.entries.setdefault(info.name, [])
+        same_name.append(info)
+        same_name.sort(key=lambda item: (item.distribution or "", item.plugin))
 
     def names(self) -> list[str]:
         """Registered names, sorted."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import inspect
 import math
@@ -12,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from agent_eval.calling import Call, short_repr
+from agent_eval.calling import Call, NamedEvaluator, short_repr
 from agent_eval.errors import AgentEvalError, SuiteError, did_you_mean
 from agent_eval.model import Case
 from agent_eval.plugins import Registry, describe_error, get_registry
@@ -397,11 +396,10 @@ def _position_key(problem: str) -> tuple[str, int, int]:
 
 
 def _named(evaluator: Any, name: str) -> Any:
-    """Give a suite-built evaluator its registered name, when it does not carry one."""
-    if Call.of(evaluator).name != name and not isinstance(getattr(evaluator, "name", None), str):
-        with contextlib.suppress(AttributeError, TypeError):
-            evaluator.name = name
-    return evaluator
+    """The evaluator under its registered name, wrapped when it does not carry that name itself."""
+    if Call.of(evaluator).name == name:
+        return evaluator
+    return NamedEvaluator(evaluator, name)
 
 
 def _binding_problem(signature: inspect.Signature, kwargs: Mapping[str, Any], error: TypeError) -> str:
