@@ -1,0 +1,69 @@
+"""The testing helpers: a scripted agent and a scripted model driving an agent loop with no network."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_eval import EvalSuite
+from agent_eval.testing import ModelTurn, ScriptedAgent, ScriptedModel, ToolCall
+from examples.agent_loop import get_warranty, run_agent_loop
+
+
+def has_two_years(output: str) -> bool:
+    return "2 years" in output
+
+
+def test_scripted_agent_answers_from_a_table_and_records_calls() -> None:
+    agent = ScriptedAgent({"warranty?": "2 years", "refund?": "30 days"})
+    report = EvalSuite(agent, [{"name": "w", "input": "warranty?", "evaluator": has_two_years}]).run(print=False)
+    assert report.passed == 1
+    assert [call.input for call in agent.calls] == ["warranty?"]
+
+
+def test_scripted_agent_answers_a_sequence_and_can_raise() -> None:
+    agent = ScriptedAgent(["2 years", ValueError("model overloaded")])
+    report = EvalSuite(agent, [{"name": f"c{i}", "input": i, "evaluator": has_two_years} for i in range(2)]).run(
+        print=False
+    )
+    assert [r.status for r in report.cases] == ["passed", "error"]
+    assert report.cases[1].error == "ValueError: model overloaded"
+
+
+def test_scripted_agent_without_an_answer_says_which_input() -> None:
+    agent = ScriptedAgent({"a": "x"})
+    report = EvalSuite(agent, [{"name": "b", "input": "b", "evaluator": has_two_years}]).run(print=False)
+    assert report.cases[0].error == "LookupError: ScriptedAgent has no answer for input 'b'"
+
+
+def test_agent_loop_runs_the_tool_once_then_stops_on_text() -> None:
+    runs: list[dict[str, Any]] = []
+
+    def warranty_tool(**arguments: Any) -> str:
+        runs.append(arguments)
+        return get_warranty(**arguments)
+
+    model = ScriptedModel.tool_then_text(
+        "get_warranty", {"product": "kettle"}, "The kettle has 2 years, extendable to 4."
+    )
+    answer = run_agent_loop("How long is the kettle's warranty?", model, {"get_warranty": warranty_tool})
+
+    assert runs == [{"product": "kettle"}]  # the tool ran exactly once, with the model's arguments
+    assert answer == "The kettle has 2 years, extendable to 4."
+    assert len(model.requests) == 2  # the loop ended on the text step
+    tool_message = model.requests[1][-1]
+    assert (tool_message["role"], tool_message["content"]) == ("tool", '"2 years, extendable to 4"')
+
+
+def test_agent_loop_that_never_finishes_is_caught() -> None:
+    looping = ScriptedModel([ModelTurn(tool_calls=(ToolCall("get_warranty", {"product": "x"}),))] * 3)
+    with pytest.raises(RuntimeError, match="did not answer within 3 steps"):
+        run_agent_loop("?", looping, {"get_warranty": get_warranty}, max_steps=3)
+
+
+def test_scripted_model_called_too_often_says_so() -> None:
+    model = ScriptedModel(["only once"])
+    model([{"role": "user", "content": "hi"}])
+    with pytest.raises(LookupError, match="has 1 turns but was called 2 times"):
+        model([])
