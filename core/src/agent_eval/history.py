@@ -50,10 +50,21 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
 )
 
-_SUMMARY_COLUMNS = (
-    "id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored, skipped, "
-    "pass_rate, total_ms, interrupted"
-)
+_INSERT = """
+    INSERT INTO runs (id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored,
+                      skipped, pass_rate, total_ms, interrupted, report)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+_LIST = """
+    SELECT id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored, skipped,
+           pass_rate, total_ms, interrupted
+    FROM runs WHERE ? IS NULL OR suite = ? ORDER BY seq DESC LIMIT ?
+"""
+_LOAD = """
+    SELECT id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored, skipped,
+           pass_rate, total_ms, interrupted, report
+    FROM runs WHERE id = ?
+"""
 _LATEST = re.compile(r"latest(?:~(\d+))?")
 _T = TypeVar("_T")
 
@@ -135,7 +146,7 @@ class History:
         )
         with self._connect(create=True) as connection:
             try:
-                _write(connection, f"INSERT INTO runs ({_SUMMARY_COLUMNS}, report) VALUES ({', '.join('?' * 15)})", row)
+                _write(connection, _INSERT, row)
             except sqlite3.IntegrityError:
                 raise HistoryError(f"run {run_id!r} is already recorded in {self.path}") from None
         return run_id
@@ -144,10 +155,8 @@ class History:
         """The recorded runs, newest first."""
         if not self.exists():
             return []
-        where, params = ("WHERE suite = ?", [suite]) if suite is not None else ("", [])
-        query = f"SELECT {_SUMMARY_COLUMNS} FROM runs {where} ORDER BY seq DESC LIMIT ?"
         with self._connect() as connection:
-            rows = connection.execute(query, [*params, -1 if limit is None else limit]).fetchall()
+            rows = connection.execute(_LIST, [suite, suite, -1 if limit is None else limit]).fetchall()
         return [_summary(row) for row in rows]
 
     def resolve(self, ref: str) -> str:
@@ -159,7 +168,7 @@ class History:
         """The run that ``ref`` names (see :meth:`resolve`)."""
         with self._connect() as connection:
             run_id = self._resolve(connection, ref)
-            row = connection.execute(f"SELECT {_SUMMARY_COLUMNS}, report FROM runs WHERE id = ?", [run_id]).fetchone()
+            row = connection.execute(_LOAD, [run_id]).fetchone()
         try:
             report = EvalReport.from_json(row[-1])
         except (ValueError, KeyError, TypeError) as error:
@@ -282,7 +291,9 @@ def _retry_locked(action: Callable[[], _T]) -> _T:
 
 
 def _summary(row: Sequence[Any]) -> RunSummary:
-    return RunSummary(*row[:13], interrupted=bool(row[13]))
+    fields = [field.name for field in attrs.fields(RunSummary)]
+    values = dict(zip(fields, row, strict=True))
+    return RunSummary(**{**values, "interrupted": bool(values["interrupted"])})
 
 
 def _text_or_none(value: Any) -> str | None:

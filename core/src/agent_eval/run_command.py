@@ -184,18 +184,17 @@ def _write_reports(report: EvalReport, options: RunOptions) -> None:
 
 
 def _github_summary(report: EvalReport) -> None:
+    """Append the Markdown summary to the job page when running in GitHub Actions."""
     import os
 
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if not target:
         return
-    try:
-        from agent_eval.report import markdown
-    except ImportError:
-        return
+    from agent_eval.report import markdown
+
     try:
         with Path(target).open("a", encoding="utf-8") as stream:
-            stream.write(markdown.render(report) + "\n")
+            stream.write(markdown.render(report) + "\n\n")
     except OSError as error:
         print(f"warning: cannot append to GITHUB_STEP_SUMMARY {target}: {error.strerror}", file=sys.stderr)
 
@@ -203,10 +202,8 @@ def _github_summary(report: EvalReport) -> None:
 def _record(report: EvalReport, options: RunOptions) -> None:
     if options.no_history:
         return
-    try:
-        from agent_eval.history import History
-    except ImportError:
-        return
+    from agent_eval.history import History
+
     path = options.history_path or DEFAULT_HISTORY
     try:
         History(path).record(report)

@@ -1,0 +1,292 @@
+"""``agent-eval runs``, ``show`` and ``compare``: the commands that read the run history.
+
+This module is imported every time the ``agent-eval`` command starts, so it imports nothing heavy
+(sqlite3, rich, the report writers) until a command runs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
+    from agent_eval.history import CaseChange, Comparison, History, RunSummary
+    from agent_eval.model import EvalReport
+
+_HISTORY_HELP = "Run history database (default .agent-eval/runs.db)."
+_PATH = click.Path(dir_okay=False, path_type=Path)
+
+
+def commands() -> list[click.Command]:
+    """The history commands, for the ``agent-eval`` group."""
+    return [runs, show, compare]
+
+
+@click.command()
+@click.option("--history", "history_path", type=_PATH, help=_HISTORY_HELP)
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Show this many runs.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list for tools instead of a table.")
+def runs(history_path: Path | None, limit: int, as_json: bool) -> None:
+    """List the recorded runs, newest first: id, time, suite, pass rate, counts."""
+    history = _history(history_path)
+    summaries = _call(lambda: history.runs(limit=limit))
+    if as_json:
+        click.echo(json.dumps([summary.to_dict() for summary in summaries], indent=2))
+        return
+    if not summaries:
+        click.echo(f"No runs recorded in {history.path} yet; `agent-eval run SUITE` records one.")
+        return
+    _print_runs(summaries)
+
+
+@click.command()
+@click.argument("run_ref", metavar="RUN")
+@click.option("--history", "history_path", type=_PATH, help=_HISTORY_HELP)
+@click.option("--json", "json_path", type=_PATH, help="Write the stored report as JSON.")
+@click.option("--html", "html_path", type=_PATH, help="Write the stored report as a self-contained HTML page.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
+def show(run_ref: str, history_path: Path | None, json_path: Path | None, html_path: Path | None, quiet: bool) -> None:
+    """Print a recorded RUN (an id, a prefix of one, latest or latest~N) as `run` printed it."""
+    from agent_eval.report.console import print_report
+
+    history = _history(history_path)
+    stored = _call(lambda: history.load(run_ref))
+    report = stored.report
+    if not quiet:
+        click.echo(_run_line(stored.summary))
+    print_report(report, quiet=quiet, strict=bool(report.metadata.get("strict", False)))
+    _export(report, [("--json", json_path, "json"), ("--html", html_path, "html")])
+
+
+@click.command()
+@click.argument("base_ref", metavar="BASE")
+@click.argument("head_ref", metavar="HEAD")
+@click.option("--history", "history_path", type=_PATH, help=_HISTORY_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@click.pass_context
+def compare(ctx: click.Context, base_ref: str, head_ref: str, history_path: Path | None, as_json: bool) -> None:
+    """Show what changed per case from BASE to HEAD; exit 1 when any case regressed.
+
+    BASE and HEAD are run ids, `latest`, `latest~N`, or JSON reports written by `run --json`.
+    """
+    from agent_eval.history import compare as compare_reports
+
+    base = _report(base_ref, history_path)
+    head = _report(head_ref, history_path)
+    comparison = compare_reports(base, head)
+    if as_json:
+        click.echo(json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print_comparison(comparison, base_ref, head_ref)
+    ctx.exit(1 if comparison.regressed else 0)
+
+
+# --- helpers -------------------------------------------------------------------------------------------
+
+
+def _history(path: Path | None) -> History:
+    from agent_eval.cli import DEFAULT_HISTORY
+    from agent_eval.history import History
+
+    return History(path or DEFAULT_HISTORY)
+
+
+def _call(action: Any) -> Any:
+    """Run a history read, turning its errors into one line and exit 2."""
+    from agent_eval.cli import UsageProblem
+    from agent_eval.history import HistoryError
+
+    try:
+        return action()
+    except HistoryError as error:
+        raise UsageProblem(str(error)) from None
+
+
+def _report(ref: str, history_path: Path | None) -> EvalReport:
+    """A report from a JSON file when ``ref`` names one, else from the history."""
+    from agent_eval.cli import UsageProblem
+
+    candidate = Path(ref)
+    if candidate.is_file():
+        from agent_eval.report.json import read
+
+        try:
+            return read(candidate)
+        except (OSError, UnicodeDecodeError) as error:
+            raise UsageProblem(f"{ref}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+        except (ValueError, KeyError, TypeError) as error:
+            raise UsageProblem(f"{ref}: not an agent-eval JSON report ({error}); write one with `run --json`") from None
+    if candidate.suffix.lower() in (".json", ".jsonl") or "/" in ref:
+        raise UsageProblem(f"{ref}: no such file; give a JSON report written by `run --json`, or a run id")
+    history = _history(history_path)
+    return _call(lambda: history.load(ref)).report  # type: ignore[no-any-return]
+
+
+def _export(report: EvalReport, targets: list[tuple[str, Path | None, str]]) -> None:
+    import importlib
+
+    from agent_eval.cli import UsageProblem
+
+    for flag, path, module in targets:
+        if path is None:
+            continue
+        try:
+            importlib.import_module(f"agent_eval.report.{module}").write(report, path)
+        except OSError as error:
+            raise UsageProblem(f"{flag} {path}: cannot write: {error.strerror or error}") from None
+
+
+def _console() -> Console:
+    from agent_eval.report.console import make_console
+
+    return make_console()
+
+
+def _print_runs(summaries: list[RunSummary]) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from agent_eval.report.console import format_duration
+
+    table = Table(title="Recorded runs (newest first)", title_justify="left")
+    for column, justify in _RUN_COLUMNS:
+        table.add_column(column, justify=justify, no_wrap=column != "Suite")  # type: ignore[arg-type]
+    for summary in summaries:
+        rate = Text(f"{summary.pass_rate:.1%}", style="green" if summary.failed + summary.errored == 0 else "red")
+        if summary.interrupted:
+            rate.append(" interrupted", style="magenta")
+        table.add_row(
+            summary.id,
+            _local_time(summary.started_at or summary.recorded_at),
+            summary.suite or "",
+            rate,
+            str(summary.total),
+            str(summary.passed),
+            str(summary.failed),
+            str(summary.errored),
+            str(summary.skipped),
+            format_duration(summary.total_ms),
+        )
+    _console().print(table)
+
+
+_RUN_COLUMNS = (
+    ("Run", "left"),
+    ("Started", "left"),
+    ("Suite", "left"),
+    ("Pass rate", "right"),
+    ("Cases", "right"),
+    ("Passed", "right"),
+    ("Failed", "right"),
+    ("Errors", "right"),
+    ("Skipped", "right"),
+    ("Time", "right"),
+)
+
+
+def _local_time(stamp: str) -> str:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return stamp
+
+
+def _run_line(summary: RunSummary) -> str:
+    parts = [f"Run {summary.id}", _local_time(summary.started_at or summary.recorded_at)]
+    if summary.suite_file:
+        parts.append(summary.suite_file)
+    if summary.agent:
+        parts.append(f"agent {summary.agent}")
+    return " · ".join(parts)
+
+
+# --- the comparison as text ----------------------------------------------------------------------------
+
+_STYLES = {"passed": "green", "failed": "red", "error": "magenta", "skipped": "yellow"}
+
+
+def _print_comparison(comparison: Comparison, base_ref: str, head_ref: str) -> None:
+    from rich.text import Text
+
+    console = _console()
+    console.print(Text(f"BASE {_describe(comparison.base, base_ref)}"))
+    console.print(Text(f"HEAD {_describe(comparison.head, head_ref)}"))
+    base_rate, head_rate = comparison.base.pass_rate, comparison.head.pass_rate
+    console.print(
+        Text(f"pass rate {base_rate:.1%} → {head_rate:.1%} ({(head_rate - base_rate) * 100:+.1f} points)"),
+    )
+    sections = [
+        ("Newly failing", comparison.regressions, "bold red"),
+        ("Newly passing", comparison.fixed, "bold green"),
+        ("Other status changes", comparison.status_changes, "bold yellow"),
+        ("Score changes", comparison.score_changes, "bold"),
+        ("Added", comparison.added, "bold"),
+        ("Removed", comparison.removed, "bold"),
+    ]
+    for title, changes, style in sections:
+        if changes:
+            console.print()
+            console.print(Text(f"{title} ({len(changes)})", style=style))
+            for change in changes:
+                console.print(_change_line(change))
+    console.print()
+    console.print(_verdict(comparison))
+
+
+def _describe(report: EvalReport, ref: str) -> str:
+    run_id = report.metadata.get("run_id")
+    label = ref if run_id is None or ref == run_id else f"{ref} = {run_id}"
+    suite = f"{report.name}, " if report.name else ""
+    note = ", interrupted" if report.interrupted else ""
+    return f"{label} ({suite}{report.total} cases, {report.passed} passed{note})"
+
+
+def _change_line(change: CaseChange) -> Text:
+    from rich.text import Text
+
+    from agent_eval.report.console import shorten
+
+    line = Text("  ")
+    line.append(change.name, style="bold")
+    line.append("  ")
+    line.append(change.base_status or "—", style=_STYLES.get(change.base_status or "", ""))
+    line.append(" → ")
+    line.append(change.head_status or "—", style=_STYLES.get(change.head_status or "", ""))
+    if change.base_score is not None or change.head_score is not None:
+        line.append(f"  score {_score(change.base_score)} → {_score(change.head_score)}")
+        if change.score_delta is not None:
+            line.append(f" ({change.score_delta:+.2f})")
+    if change.reason and change.head_status not in (None, "passed"):
+        line.append(f"  {shorten(change.reason, 100)}", style="dim")
+    return line
+
+
+def _score(score: float | None) -> str:
+    return "—" if score is None else f"{score:.2f}"
+
+
+def _verdict(comparison: Comparison) -> Text:
+    from rich.text import Text
+
+    if comparison.unchanged:
+        return Text("No case changed.", style="bold green")
+    counts = [
+        (len(comparison.regressions), "regressed"),
+        (len(comparison.fixed), "newly passing"),
+        (len(comparison.status_changes), "other status changes"),
+        (len(comparison.score_changes), "score changes"),
+        (len(comparison.added), "added"),
+        (len(comparison.removed), "removed"),
+    ]
+    text = " · ".join(f"{count} {label}" for count, label in counts if count)
+    if comparison.regressed:
+        return Text(f"REGRESSED: {text}", style="bold red")
+    return Text(f"No regression: {text}", style="bold green")

@@ -1,0 +1,213 @@
+(function () {
+  "use strict";
+
+  // Everything from the report is put on the page with textContent, never parsed as HTML.
+  var PAGE_SIZE = 200;
+  var LABELS = { passed: "PASS", failed: "FAIL", error: "ERROR", skipped: "SKIP" };
+  var report = JSON.parse(document.getElementById("report-data").textContent);
+  var cases = report.cases || [];
+  var texts = new Array(cases.length);
+  var rows = document.getElementById("case-rows");
+  var shown = document.getElementById("shown");
+  var more = document.getElementById("more");
+  var empty = document.getElementById("empty");
+  var search = document.getElementById("search");
+  var filters = Array.prototype.slice.call(document.querySelectorAll(".filters button"));
+  var state = { status: "all", query: "", matching: [], rendered: 0 };
+
+  function show(value) {
+    if (value === null || value === undefined) return "";
+    if (typeof value === "string") return value;
+    return JSON.stringify(value, null, 2);
+  }
+
+  function node(tag, className, content) {
+    var element = document.createElement(tag);
+    if (className) element.className = className;
+    if (content !== undefined && content !== null) element.textContent = String(content);
+    return element;
+  }
+
+  function score(value) {
+    return typeof value === "number" ? value.toFixed(2) : "";
+  }
+
+  function duration(ms) {
+    if (typeof ms !== "number") return "";
+    if (ms < 1) return ms.toFixed(2) + " ms";
+    if (ms < 1000) return Math.round(ms) + " ms";
+    return (ms / 1000).toFixed(2) + " s";
+  }
+
+  function pill(status) {
+    return node("span", "pill " + status, LABELS[status] || status);
+  }
+
+  function textOf(index) {
+    if (texts[index] === undefined) {
+      var item = cases[index];
+      texts[index] = [item.name, item.reason, item.error, show(item.output), show(item.input)]
+        .join("\n").toLowerCase();
+    }
+    return texts[index];
+  }
+
+  function matches(index) {
+    if (state.status !== "all" && cases[index].status !== state.status) return false;
+    return !state.query || textOf(index).indexOf(state.query) !== -1;
+  }
+
+  function caseRow(index) {
+    var item = cases[index];
+    var row = node("tr", "case " + item.status);
+    row.dataset.index = String(index);
+    var name = node("td", "name");
+    var toggle = node("button", "toggle", item.name);
+    toggle.type = "button";
+    toggle.setAttribute("aria-expanded", "false");
+    name.appendChild(toggle);
+    row.appendChild(name);
+    var status = node("td", "status");
+    status.appendChild(pill(item.status));
+    row.appendChild(status);
+    row.appendChild(node("td", "num", score(item.score)));
+    var reason = node("td", "reason");
+    reason.appendChild(node("div", "clamp", item.error || item.reason || ""));
+    row.appendChild(reason);
+    row.appendChild(node("td", "num", duration(item.duration_ms)));
+    return row;
+  }
+
+  function block(title, value, className) {
+    var section = node("section", "block");
+    section.appendChild(node("h3", null, title));
+    section.appendChild(node("pre", className || null, show(value)));
+    return section;
+  }
+
+  function evaluationRow(body, evaluation) {
+    var row = body.insertRow();
+    row.appendChild(node("td", "name", evaluation.name));
+    var status = node("td");
+    status.appendChild(pill(evaluation.status));
+    row.appendChild(status);
+    row.appendChild(node("td", "num", score(evaluation.score)));
+    var reason = node("td", "reason", evaluation.error || evaluation.reason || "");
+    if (evaluation.metadata && Object.keys(evaluation.metadata).length) {
+      var extra = node("details");
+      extra.appendChild(node("summary", null, "metadata"));
+      extra.appendChild(node("pre", null, show(evaluation.metadata)));
+      reason.appendChild(extra);
+    }
+    row.appendChild(reason);
+    row.appendChild(node("td", "num", duration(evaluation.duration_ms)));
+  }
+
+  function evaluationsTable(evaluations) {
+    var section = node("section", "block");
+    section.appendChild(node("h3", null, "Evaluations (" + evaluations.length + ")"));
+    if (!evaluations.length) {
+      section.appendChild(node("p", "muted", "No evaluation ran."));
+      return section;
+    }
+    var table = node("table", "evaluations");
+    var head = table.createTHead().insertRow();
+    ["Evaluator", "Status", "Score", "Reason", "Time"].forEach(function (title) {
+      head.appendChild(node("th", null, title));
+    });
+    var body = table.createTBody();
+    evaluations.forEach(function (evaluation) { evaluationRow(body, evaluation); });
+    section.appendChild(table);
+    return section;
+  }
+
+  function detailsRow(item) {
+    var row = node("tr", "details");
+    var cell = node("td");
+    cell.colSpan = 5;
+    var grid = node("div", "detail-grid");
+    grid.appendChild(block("Input", item.input));
+    grid.appendChild(block("Output", item.output));
+    if (item.expected !== null && item.expected !== undefined) grid.appendChild(block("Expected", item.expected));
+    if (item.error) grid.appendChild(block("Error", item.error, "error-text"));
+    cell.appendChild(grid);
+    cell.appendChild(evaluationsTable(item.evaluations || []));
+    if (item.metadata && Object.keys(item.metadata).length) cell.appendChild(block("Metadata", item.metadata));
+    row.appendChild(cell);
+    return row;
+  }
+
+  function toggleDetails(button) {
+    var row = button.closest("tr");
+    var next = row.nextElementSibling;
+    if (next && next.classList.contains("details")) {
+      next.remove();
+      button.setAttribute("aria-expanded", "false");
+      return;
+    }
+    row.after(detailsRow(cases[Number(row.dataset.index)]));
+    button.setAttribute("aria-expanded", "true");
+  }
+
+  function renderMore() {
+    var end = Math.min(state.rendered + PAGE_SIZE, state.matching.length);
+    var fragment = document.createDocumentFragment();
+    for (var i = state.rendered; i < end; i++) fragment.appendChild(caseRow(state.matching[i]));
+    rows.appendChild(fragment);
+    state.rendered = end;
+    var left = state.matching.length - end;
+    more.hidden = left <= 0;
+    more.textContent = "Show " + Math.min(left, PAGE_SIZE) + " more (" + left + " not shown)";
+    shown.textContent = state.matching.length === cases.length
+      ? cases.length + (cases.length === 1 ? " case" : " cases")
+      : state.matching.length + " of " + cases.length + " cases";
+    empty.hidden = state.matching.length > 0;
+  }
+
+  function apply() {
+    state.matching = [];
+    for (var i = 0; i < cases.length; i++) if (matches(i)) state.matching.push(i);
+    rows.textContent = "";
+    state.rendered = 0;
+    renderMore();
+  }
+
+  rows.addEventListener("click", function (event) {
+    var button = event.target.closest("button.toggle");
+    if (button) toggleDetails(button);
+  });
+
+  filters.forEach(function (button) {
+    button.addEventListener("click", function () {
+      state.status = button.dataset.status;
+      filters.forEach(function (other) { other.setAttribute("aria-pressed", String(other === button)); });
+      apply();
+    });
+  });
+
+  var pending = null;
+  search.addEventListener("input", function () {
+    clearTimeout(pending);
+    pending = setTimeout(function () {
+      state.query = search.value.trim().toLowerCase();
+      apply();
+    }, 120);
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "/" && document.activeElement !== search) {
+      event.preventDefault();
+      search.focus();
+    }
+  });
+
+  more.addEventListener("click", renderMore);
+  if ("IntersectionObserver" in window) {
+    new IntersectionObserver(function (entries) {
+      if (entries[0].isIntersecting && !more.hidden) renderMore();
+    }, { rootMargin: "400px" }).observe(more);
+  }
+
+  apply();
+  document.body.dataset.ready = "true";
+})();

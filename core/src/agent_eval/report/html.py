@@ -1,0 +1,235 @@
+"""The HTML report (``--html``): one self-contained page that works offline and runs no data as code.
+
+The summary is rendered here with every value escaped; the cases travel as JSON in a
+``<script type="application/json">`` element (with ``<``, ``>`` and ``&`` escaped, so no ``</script>``
+can end it) and the page's own script, allowed by its hash in the Content-Security-Policy, builds the
+table with ``textContent``. Any other script, injected or not, is refused by the browser.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import json
+from html import escape
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from agent_eval.model import STATUSES, EvalReport
+from agent_eval.report.console import format_duration
+from agent_eval.report.files import write_atomic
+from agent_eval.report.markdown import gate
+
+_LABELS = {"passed": "Passed", "failed": "Failed", "error": "Errors", "skipped": "Skipped"}
+_FILTER_LABELS = {"passed": "Passed", "failed": "Failed", "error": "Error", "skipped": "Skipped"}
+_COUNT_ATTRS = {"passed": "passed", "failed": "failed", "error": "errored", "skipped": "skipped"}
+_META_LABELS = {
+    "run_id": "Run",
+    "suite": "Suite",
+    "suite_file": "Suite file",
+    "agent": "Agent",
+    "agent_eval_version": "agent-eval",
+    "plugins": "Plugins",
+    "judge_models": "Judge models",
+    "min_pass_rate": "Min pass rate",
+    "strict": "Strict",
+    "concurrency": "Concurrency",
+    "timeout": "Timeout (s)",
+}
+_JSON_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
+def write(report: EvalReport, path: str | Path) -> None:
+    """Write the report as one self-contained HTML file, atomically."""
+    write_atomic(path, render(report))
+
+
+def render(report: EvalReport) -> str:
+    """The whole page: summary, filters, search and the table of cases."""
+    script = _asset("report.js")
+    title = f"{_suite_name(report)} — {report.passed}/{report.total} passed · agent-eval"
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(script)}">',
+            '<meta name="referrer" content="no-referrer">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{escape(title)}</title>",
+            f"<style>\n{_asset('report.css')}</style>",
+            "</head>",
+            "<body>",
+            _header(report),
+            _main(report),
+            f'<script type="application/json" id="report-data">{embed_json(report.to_dict())}</script>',
+            f"<script>{script}</script>",
+            "</body>",
+            "</html>",
+            "",
+        ]
+    )
+
+
+def content_security_policy(script: str) -> str:
+    """Nothing may load from anywhere; only the page's own script (by hash) and inline styles apply."""
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    return (
+        f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
+
+
+def embed_json(data: Any) -> str:
+    """``data`` as JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` left."""
+    return json.dumps(data, ensure_ascii=False).translate(_JSON_ESCAPES)
+
+
+@functools.cache
+def _asset(name: str) -> str:
+    return resources.files("agent_eval.report").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def _header(report: EvalReport) -> str:
+    return "\n".join(
+        [
+            '<header class="summary"><div class="wrap">',
+            _title(report),
+            _stats(report),
+            _bar(report),
+            _interrupted(report),
+            _controls(report),
+            "</div></header>",
+        ]
+    )
+
+
+def _title(report: EvalReport) -> str:
+    outcome = gate(report)
+    if report.interrupted:
+        verdict = '<span class="verdict interrupted">INTERRUPTED</span>'
+    elif outcome.met:
+        verdict = '<span class="verdict ok">PASSED</span>'
+    else:
+        verdict = '<span class="verdict bad">BELOW THE BAR</span>'
+    facts = [f"run {report.metadata['run_id']}"] if report.metadata.get("run_id") else []
+    if report.started_at:
+        facts.append(f"started {report.started_at}")
+    if report.metadata.get("agent"):
+        facts.append(f"agent {report.metadata['agent']}")
+    subtitle = escape(" · ".join(str(fact) for fact in facts))
+    return (
+        f'<div class="title"><h1>{escape(_suite_name(report))}</h1>{verdict}'
+        f'<span class="subtitle">{subtitle}</span></div>'
+    )
+
+
+def _stats(report: EvalReport) -> str:
+    outcome = gate(report)
+    rate_label = "pass rate" + (" (strict)" if outcome.strict else "") + f" · bar {outcome.bar:.0%}"
+    items = [_stat("rate", f"{outcome.rate:.1%}", rate_label)]
+    items += [_stat(status, str(getattr(report, _COUNT_ATTRS[status])), _LABELS[status]) for status in STATUSES]
+    items.append(_stat("time", format_duration(report.total_ms), "time"))
+    tokens = report.usage.get("total_tokens")
+    if tokens:
+        items.append(_stat("tokens", f"{tokens:,}", "judge tokens"))
+    return f'<div class="stats">{"".join(items)}</div>'
+
+
+def _stat(kind: str, value: str, label: str) -> str:
+    return f'<div class="stat {kind}"><b>{escape(value)}</b><span>{escape(label)}</span></div>'
+
+
+def _bar(report: EvalReport) -> str:
+    if not report.total:
+        return '<div class="bar"></div>'
+    parts = []
+    for status in STATUSES:
+        count = getattr(report, _COUNT_ATTRS[status])
+        if count:
+            share = 100 * count / report.total
+            parts.append(f'<i class="{status}" style="width:{share:.3f}%" title="{count} {status}"></i>')
+    return f'<div class="bar" aria-hidden="true">{"".join(parts)}</div>'
+
+
+def _interrupted(report: EvalReport) -> str:
+    if not report.interrupted:
+        return ""
+    planned = report.planned if report.planned is not None else report.total
+    return (
+        f'<p class="banner" role="status">Interrupted: {report.total} of {planned} planned cases finished; '
+        "the others did not run and are not listed.</p>"
+    )
+
+
+def _controls(report: EvalReport) -> str:
+    buttons = [
+        '<button type="button" data-status="all" aria-pressed="true">All'
+        f'<span class="count">{report.total}</span></button>'
+    ]
+    for status in STATUSES:
+        count = getattr(report, _COUNT_ATTRS[status])
+        buttons.append(
+            f'<button type="button" data-status="{status}" aria-pressed="false">{_FILTER_LABELS[status]}'
+            f'<span class="count">{count}</span></button>'
+        )
+    return (
+        '<div class="controls">'
+        f'<div class="filters" role="group" aria-label="Filter by status">{"".join(buttons)}</div>'
+        '<input type="search" id="search" placeholder="Search names, reasons, inputs, outputs…  ( / )" '
+        'aria-label="Search cases" autocomplete="off">'
+        '<span id="shown" aria-live="polite"></span>'
+        "</div>"
+    )
+
+
+def _main(report: EvalReport) -> str:
+    return "\n".join(
+        [
+            '<main><div class="wrap">',
+            _run_info(report),
+            '<table class="cases"><thead><tr><th>Case</th><th>Status</th><th class="num">Score</th>'
+            '<th>Reason</th><th class="num">Time</th></tr></thead><tbody id="case-rows"></tbody></table>',
+            '<p id="empty" hidden>No case matches.</p>',
+            '<button type="button" id="more" hidden></button>',
+            "<noscript><p>The table of cases needs JavaScript; the summary above and the JSON report hold "
+            "the same results.</p></noscript>",
+            "</div></main>",
+            f"<footer>agent-eval {escape(str(report.metadata.get('agent_eval_version') or ''))}</footer>",
+        ]
+    )
+
+
+def _run_info(report: EvalReport) -> str:
+    rows = []
+    for key, value in report.metadata.items():
+        if value is None or value == {} or value == []:
+            continue
+        label = _META_LABELS.get(key, key.replace("_", " ").capitalize())
+        rows.append(f"<dt>{escape(label)}</dt><dd>{escape(_plain(value))}</dd>")
+    if report.started_at:
+        rows.append(f"<dt>Started</dt><dd>{escape(report.started_at)}</dd>")
+    usage = report.usage
+    if usage:
+        shown = ", ".join(f"{key} {value:,}" for key, value in sorted(usage.items()))
+        rows.append(f"<dt>Judge token usage</dt><dd>{escape(shown)}</dd>")
+    if not rows:
+        return ""
+    return f'<details class="run-info"><summary>Run details</summary><dl class="meta">{"".join(rows)}</dl></details>'
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return ", ".join(f"{key} {item}" if item is not None else str(key) for key, item in value.items())
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value)
+    return json.dumps(value)
+
+
+def _suite_name(report: EvalReport) -> str:
+    return str(report.name or report.metadata.get("suite") or "agent-eval")

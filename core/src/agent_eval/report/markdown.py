@@ -1,0 +1,125 @@
+"""The Markdown summary (``--markdown``, and ``$GITHUB_STEP_SUMMARY``): counts and the failing cases."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import attrs
+
+from agent_eval.model import EvalReport, EvalResult
+from agent_eval.report.console import format_duration, shorten
+from agent_eval.report.files import write_atomic
+
+#: At most this many failing cases are listed; the rest are counted.
+FAILING_LIMIT = 50
+#: Longest reason shown in a table cell.
+REASON_LIMIT = 200
+
+_LABELS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "skipped": "SKIP"}
+#: Characters that Markdown (or the HTML GitHub renders inside it) would interpret.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+_HTML_SPECIAL = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+@attrs.frozen
+class Gate:
+    """The bar a run was held to and whether it cleared it."""
+
+    rate: float
+    bar: float
+    strict: bool
+
+    @property
+    def met(self) -> bool:
+        """True when the pass rate reaches the bar."""
+        return self.rate >= self.bar
+
+
+def gate(report: EvalReport) -> Gate:
+    """The run's gate, from the ``min_pass_rate`` and ``strict`` the run recorded (default 1.0, not strict)."""
+    strict = bool(report.metadata.get("strict", False))
+    bar = report.metadata.get("min_pass_rate")
+    bar = float(bar) if isinstance(bar, int | float) and not isinstance(bar, bool) else 1.0
+    return Gate(report.rate(strict=strict), bar, strict)
+
+
+def write(report: EvalReport, path: str | Path) -> None:
+    """Write the Markdown summary, atomically."""
+    write_atomic(path, render(report) + "\n")
+
+
+def render(report: EvalReport) -> str:
+    """A short Markdown summary of the run and a table of the cases that did not pass."""
+    blocks = [_heading(report), _counts(report)]
+    if report.interrupted:
+        planned = report.planned if report.planned is not None else report.total
+        blocks.append(
+            f"> [!WARNING]\n> **Interrupted:** {report.total} of {planned} planned cases finished; "
+            "the others did not run."
+        )
+    failing = [result for result in report.cases if result.status in ("failed", "error")]
+    if failing:
+        blocks.append(_failing(failing))
+    footer = _footer(report)
+    if footer:
+        blocks.append(footer)
+    return "\n\n".join(blocks)
+
+
+def _heading(report: EvalReport) -> str:
+    outcome = gate(report)
+    ok = outcome.met and not report.interrupted
+    icon = "✅" if ok else "❌"
+    name = escape(str(report.name or report.metadata.get("suite") or "agent-eval"))
+    return f"### {icon} agent-eval: {name} — {report.passed} of {report.total} passed"
+
+
+def _counts(report: EvalReport) -> str:
+    outcome = gate(report)
+    rate = f"{outcome.rate:.1%}" + (" (strict)" if outcome.strict else "")
+    verdict = "met" if outcome.met else "**not met**"
+    header = "| Passed | Failed | Errors | Skipped | Pass rate | Bar | Time |"
+    rule = "|---:|---:|---:|---:|---:|---:|---:|"
+    row = (
+        f"| {report.passed} | {report.failed} | {report.errored} | {report.skipped} | {rate} "
+        f"| {outcome.bar:.0%} {verdict} | {format_duration(report.total_ms)} |"
+    )
+    return "\n".join((header, rule, row))
+
+
+def _failing(failing: list[EvalResult]) -> str:
+    lines = [
+        f"#### Cases that did not pass ({len(failing)})",
+        "",
+        "| Case | Status | Score | Reason |",
+        "|---|---|---:|---|",
+    ]
+    for result in failing[:FAILING_LIMIT]:
+        score = "" if result.score is None else f"{result.score:.2f}"
+        why = escape(shorten(result.error or result.reason, REASON_LIMIT))
+        lines.append(f"| {escape(shorten(result.name, 80))} | {_LABELS[result.status]} | {score} | {why} |")
+    if len(failing) > FAILING_LIMIT:
+        lines += ["", f"… and {len(failing) - FAILING_LIMIT} more; the JUnit, HTML or JSON report lists them all."]
+    return "\n".join(lines)
+
+
+def _footer(report: EvalReport) -> str:
+    meta = report.metadata
+    parts = []
+    if meta.get("agent_eval_version"):
+        parts.append(f"agent-eval {meta['agent_eval_version']}")
+    for key, label in (("suite_file", "suite"), ("agent", "agent"), ("run_id", "run")):
+        if meta.get(key):
+            parts.append(f"{label} {escape(str(meta[key]))}")
+    tokens = report.usage.get("total_tokens")
+    if tokens:
+        parts.append(f"{tokens:,} judge tokens")
+    return f"<sub>{' · '.join(parts)}</sub>" if parts else ""
+
+
+def escape(text: str) -> str:
+    """``text`` safe inside a Markdown table cell: one line, no markup, no HTML."""
+    line = " ".join(text.split())
+    line = "".join(_HTML_SPECIAL.get(char, char) for char in line)
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", line)
