@@ -98,7 +98,7 @@ def test_list_evaluators_with_none_installed_says_how_to_add_them() -> None:
 def test_list_evaluators_shows_name_package_version_and_description(project: Path) -> None:
     result = cli(project, "list-evaluators")
     assert result.returncode == 0, result.stderr
-    row = next(line for line in result.stdout.splitlines() if " has " in line)
+    row = next(line for line in result.stdout.splitlines() if line.split()[0] == "has")
     for text in ("fake-evals", "3.1.4", "Passes when every word occurs in the output."):
         assert text in row
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from agent_eval._version import __version__
@@ -15,19 +16,19 @@ from agent_eval.errors import (
     SuiteError,
 )
 from agent_eval.hookspecs import hookimpl, hookspec
-from agent_eval.model import (
-    AgentContext,
-    Case,
-    EvalReport,
-    EvalResult,
-    Evaluation,
-    EvaluatorContext,
-    Verdict,
-)
-from agent_eval.text import as_text, resolve_path
 
 if TYPE_CHECKING:
+    from agent_eval.model import (
+        AgentContext,
+        Case,
+        EvalReport,
+        EvalResult,
+        Evaluation,
+        EvaluatorContext,
+        Verdict,
+    )
     from agent_eval.runner import EvalSuite
+    from agent_eval.text import as_text, resolve_path
 
 __all__ = [
     "AgentContext",
@@ -52,11 +53,30 @@ __all__ = [
     "resolve_path",
 ]
 
+# Names imported on first use: a command that only lists plugins should not pay for the records,
+# the runner (asyncio) or the text helpers.
+_LAZY = {
+    "AgentContext": "agent_eval.model",
+    "Case": "agent_eval.model",
+    "EvalReport": "agent_eval.model",
+    "EvalResult": "agent_eval.model",
+    "Evaluation": "agent_eval.model",
+    "EvaluatorContext": "agent_eval.model",
+    "Verdict": "agent_eval.model",
+    "EvalSuite": "agent_eval.runner",
+    "as_text": "agent_eval.text",
+    "resolve_path": "agent_eval.text",
+}
+
 
 def __getattr__(name: str) -> Any:
-    # The runner pulls in asyncio; commands that never run a suite should not pay for it.
-    if name == "EvalSuite":
-        from agent_eval.runner import EvalSuite
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agent_eval' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
-        return EvalSuite
-    raise AttributeError(f"module 'agent_eval' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 import click
 
@@ -37,7 +37,30 @@ class UsageProblem(click.ClickException):
             click.echo(f"error: {line}", file=stream)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _LazyGroup(click.Group):
+    """A group whose history commands are imported only when they are used (start-up stays fast)."""
+
+    lazy: ClassVar[dict[str, str]] = {
+        "runs": "agent_eval.history_cli:runs",
+        "show": "agent_eval.history_cli:show",
+        "compare": "agent_eval.history_cli:compare",
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.lazy])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = self.lazy.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        import importlib
+
+        module_name, _, attribute = target.partition(":")
+        command: click.Command = getattr(importlib.import_module(module_name), attribute)
+        return command
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, "--version", prog_name="agent-eval", message="%(prog)s %(version)s")
 def main() -> None:
     """Grade the answers of LLM agents against criteria."""
@@ -59,20 +82,34 @@ def list_evaluators(as_json: bool) -> None:
     if not infos:
         click.echo(f"No evaluators are installed. To add evaluators, {HOW_TO_INSTALL}.")
         return
-    _print_evaluator_table(infos)
+    rows = [(i.name, i.distribution or f"({i.plugin})", i.version or "", i.description) for i in infos]
+    if sys.stdout.isatty():
+        _print_rich_table(rows)
+    else:
+        _print_plain_table(rows)
 
 
-def _print_evaluator_table(infos: list[Any]) -> None:
+_EVALUATOR_COLUMNS = ("Name", "Package", "Version", "Description")
+
+
+def _print_rich_table(rows: list[tuple[str, str, str, str]]) -> None:
     from rich.table import Table
 
     from agent_eval.report.console import make_console
 
     table = Table(title="Installed evaluators", title_justify="left")
-    for column in ("Name", "Package", "Version", "Description"):
+    for column in _EVALUATOR_COLUMNS:
         table.add_column(column, overflow="fold")
-    for info in infos:
-        table.add_row(info.name, info.distribution or f"({info.plugin})", info.version or "", info.description)
+    for row in rows:
+        table.add_row(*row)
     make_console().print(table)
+
+
+def _print_plain_table(rows: list[tuple[str, str, str, str]]) -> None:
+    """Aligned columns for pipes and logs: no colour, no box drawing, one line per evaluator."""
+    widths = [max(len(row[i]) for row in [_EVALUATOR_COLUMNS, *rows]) for i in range(3)]
+    for row in [_EVALUATOR_COLUMNS, *rows]:
+        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[3])
 
 
 @main.command()
@@ -111,18 +148,6 @@ def run(suite_file: Path, agent_ref: str | None, **options: Any) -> None:
         raise click.UsageError("--history and --no-history exclude each other")
     code = execute(suite_file, agent_ref, RunOptions(**options))
     sys.exit(code)
-
-
-def _add_history_commands() -> None:
-    try:
-        from agent_eval.history_cli import commands
-    except ImportError:
-        return
-    for command in commands():
-        main.add_command(command)
-
-
-_add_history_commands()
 
 
 def entry(args: list[str] | None = None) -> NoReturn:

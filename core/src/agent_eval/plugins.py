@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections.abc import Callable
 from types import ModuleType
@@ -13,7 +12,6 @@ import pluggy
 
 from agent_eval import hookspecs
 from agent_eval.errors import AmbiguousEvaluator, EvaluatorNotFound, PluginLoadError, did_you_mean
-from agent_eval.model import jsonable
 
 GROUP = "agent_eval"
 DISABLE_AUTOLOAD_ENV = "AGENT_EVAL_DISABLE_PLUGIN_AUTOLOAD"
@@ -47,8 +45,8 @@ class EvaluatorInfo:
     @property
     def description(self) -> str:
         """The first line of the factory's docstring."""
-        doc = inspect.getdoc(self.factory) or ""
-        return doc.strip().splitlines()[0] if doc.strip() else ""
+        doc = (getattr(self.factory, "__doc__", None) or "").strip()
+        return doc.splitlines()[0].strip() if doc else ""
 
     @property
     def source(self) -> str:
@@ -59,6 +57,8 @@ class EvaluatorInfo:
 
     def parameters(self) -> list[dict[str, Any]]:
         """The factory's parameters, from its signature: name, kind, required, default."""
+        import inspect
+
         try:
             signature = inspect.signature(self.factory)
         except (TypeError, ValueError):
@@ -77,16 +77,18 @@ class EvaluatorInfo:
         }
 
 
-_KINDS = {
-    inspect.Parameter.POSITIONAL_ONLY: "positional",
-    inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional_or_keyword",
-    inspect.Parameter.VAR_POSITIONAL: "var_positional",
-    inspect.Parameter.KEYWORD_ONLY: "keyword",
-    inspect.Parameter.VAR_KEYWORD: "var_keyword",
-}
+def _describe_parameter(parameter: Any) -> dict[str, Any]:
+    import inspect
 
+    from agent_eval.model import jsonable
 
-def _describe_parameter(parameter: inspect.Parameter) -> dict[str, Any]:
+    kinds = {
+        inspect.Parameter.POSITIONAL_ONLY: "positional",
+        inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional_or_keyword",
+        inspect.Parameter.VAR_POSITIONAL: "var_positional",
+        inspect.Parameter.KEYWORD_ONLY: "keyword",
+        inspect.Parameter.VAR_KEYWORD: "var_keyword",
+    }
     annotation = parameter.annotation
     if annotation is inspect.Parameter.empty:
         annotation = None
@@ -94,7 +96,7 @@ def _describe_parameter(parameter: inspect.Parameter) -> dict[str, Any]:
         annotation = getattr(annotation, "__name__", repr(annotation))
     described: dict[str, Any] = {
         "name": parameter.name,
-        "kind": _KINDS[parameter.kind],
+        "kind": kinds[parameter.kind],
         "required": parameter.default is inspect.Parameter.empty
         and parameter.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD),
         "annotation": annotation,
@@ -211,16 +213,14 @@ class Plugins:
         if _truthy(os.environ.get(DISABLE_AUTOLOAD_ENV)):
             return
         disabled = {n.strip() for n in os.environ.get(DISABLE_PLUGINS_ENV, "").split(",") if n.strip()}
-        import importlib_metadata
+        from importlib_metadata import entry_points
 
-        for entry_point in importlib_metadata.entry_points(group=group):
+        for entry_point in entry_points(group=group):
             if entry_point.name not in disabled:
                 self._load_one(entry_point)
 
     def _load_one(self, entry_point: Any) -> None:
-        dist = entry_point.dist
-        distribution = dist.name if dist is not None else None
-        version = dist.version if dist is not None else None
+        distribution, version = _origin(entry_point)
         name = entry_point.name
         if self.manager.has_plugin(name):
             name = f"{distribution}:{name}"
@@ -257,6 +257,23 @@ class Plugins:
             for info in collected:
                 registry.add(info)
         return registry
+
+
+def _origin(entry_point: Any) -> tuple[str | None, str | None]:
+    """The distribution name and version of an entry point.
+
+    Read from the ``name-version.dist-info`` folder name when there is one: parsing every plugin's
+    METADATA with the email parser would cost more than the rest of ``list-evaluators`` together.
+    """
+    dist = entry_point.dist
+    if dist is None:
+        return None, None
+    folder = getattr(getattr(dist, "_path", None), "name", "")
+    if folder.endswith(".dist-info"):
+        name, dash, version = folder[: -len(".dist-info")].partition("-")
+        if dash and version:
+            return name.replace("_", "-").lower(), version
+    return dist.name, dist.version
 
 
 def _make_info(
