@@ -16,7 +16,7 @@ from typing import Any
 
 from agent_eval.calling import Call, short_repr, to_evaluation
 from agent_eval.errors import AgentEvalError, Skip, SuiteError
-from agent_eval.model import AgentContext, Case, EvalReport, EvalResult, Evaluation, EvaluatorContext
+from agent_eval.model import AgentContext, Case, EvalReport, EvalResult, Evaluation, EvaluatorContext, Verdict
 from agent_eval.plugins import describe_error
 from agent_eval.threads import ThreadPool
 
@@ -273,12 +273,13 @@ class _Runner:
     async def _invoke(self, call: Call, first: Any, ctx: Any = None) -> Any:
         ctx = self.ctx if ctx is None else ctx
         if call.is_async:
-            value = await call(first, ctx)
-        elif call.inline:
-            value = call(first, ctx)
+            return await (call.func(first, ctx) if call.with_context else call.func(first))
+        if call.inline:
+            value = call.func(first, ctx) if call.with_context else call.func(first)
         else:
             value = await self._thread(call.bind(first, ctx))
-        if inspect.isawaitable(value):
+        # a plain function may still hand back a coroutine: await it rather than grade it
+        if type(value) not in _PLAIN and inspect.isawaitable(value):
             value = await value
         return value
 
@@ -314,6 +315,9 @@ class _Runner:
         if all(call.inline and not call.is_async for call in calls):
             return [await self._evaluate(evaluator, output, ectx) for evaluator in evaluators]
         return await asyncio.gather(*(self._evaluate(evaluator, output, ectx) for evaluator in evaluators))
+
+
+_PLAIN = frozenset({str, bool, Verdict, dict, list, int, float})
 
 
 class _Timeout(Exception):
