@@ -66,16 +66,25 @@ class ScriptedAgent:
             raise LookupError(f"ScriptedAgent ran out of answers after {len(self.calls) - 1} calls") from None
 
 
+_ids = itertools.count(1)
+
+
+def _next_id() -> str:
+    return f"call_{next(_ids)}"
+
+
 @attrs.frozen
 class ToolCall:
     """A model's request to run a tool with arguments."""
 
     name: str
     arguments: Mapping[str, Any] = attrs.Factory(dict)
-    id: str = attrs.field(factory=lambda: f"call_{next(_ids)}")
+    id: str = attrs.field(factory=_next_id)
 
 
-_ids = itertools.count(1)
+
+def _tool_calls(calls: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
+    return tuple(calls)
 
 
 @attrs.frozen
@@ -83,7 +92,7 @@ class ModelTurn:
     """What a chat model answers in one step: text, tool calls, or both."""
 
     text: str | None = None
-    tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=tuple)
+    tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_tool_calls)
 
     @property
     def finished(self) -> bool:
