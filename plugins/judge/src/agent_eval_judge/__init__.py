@@ -1,0 +1,44 @@
+"""agent-eval-judge: the ``llm_judge`` evaluator, which grades answers against a criterion with an LLM.
+
+Importing this package is cheap: the judging machinery loads on first use, and
+the HTTP client (httpx) only when a judge is about to send its first request.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agent_eval_judge._version import __version__
+from agent_eval_judge.evaluator import LLMJudge, llm_judge
+
+if TYPE_CHECKING:
+    from agent_eval_judge.errors import (
+        JudgeAnswerError,
+        JudgeConfigError,
+        JudgeError,
+        JudgeProtocolError,
+        JudgeRequestError,
+        JudgeUnavailable,
+    )
+
+__all__ = [
+    "JudgeAnswerError",
+    "JudgeConfigError",
+    "JudgeError",
+    "JudgeProtocolError",
+    "JudgeRequestError",
+    "JudgeUnavailable",
+    "LLMJudge",
+    "__version__",
+    "llm_judge",
+]
+
+_ERRORS = frozenset(name for name in __all__ if name.startswith("Judge"))
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ERRORS:
+        from agent_eval_judge import errors
+
+        return getattr(errors, name)
+    raise AttributeError(f"module 'agent_eval_judge' has no attribute {name!r}")

@@ -1,0 +1,231 @@
+"""What one ``llm_judge`` evaluation does: build the question, ask (cache, endpoint or agent), decide."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from agent_eval import AgentContext, EvaluatorContext, Verdict, as_text
+from agent_eval_judge.answer import JudgeAnswer, Unreadable, parse_answer, shown
+from agent_eval_judge.config import Endpoint, Settings, resolve_endpoint
+from agent_eval_judge.errors import JudgeAnswerError
+from agent_eval_judge.prompt import NONCE_PLACEHOLDER, PROMPT_VERSION, Question, clip, new_nonce
+
+if TYPE_CHECKING:
+    from agent_eval_judge.evaluator import LLMJudge
+    from agent_eval_judge.transport import Completion, Session
+
+
+@attrs.frozen
+class Sample:
+    """One judge call's verdict and what it cost."""
+
+    answer: JudgeAnswer
+    cached: bool = False
+    usage: Mapping[str, int] = attrs.Factory(dict)
+    requests: int = 0
+    output_mode: str | None = None
+
+
+async def judge(evaluator: LLMJudge, output: Any, ctx: EvaluatorContext | None) -> Verdict:
+    """Grade ``output`` with ``evaluator``'s settings; raise Skip when no judge is configured."""
+    text = as_text(output)
+    if not text.strip():
+        # An empty answer meets no criterion, and some judges pass anything: do not ask.
+        return Verdict(False, 0.0, "empty answer: nothing to judge (the judge was not called)")
+    endpoint = None if evaluator.judge_agent is not None else resolve_endpoint(evaluator.model)
+    settings = Settings.from_env()
+    question, clipped = build_question(evaluator, text, ctx, settings.max_chars)
+    samples = await _gather(evaluator, question, ctx, endpoint, settings)
+    metadata = _metadata(evaluator, samples, endpoint)
+    if clipped:
+        metadata["truncated_for_judge"] = True
+    return decide(samples, metadata)
+
+
+def build_question(evaluator: LLMJudge, answer: str, ctx: EvaluatorContext | None, limit: int) -> tuple[Question, bool]:
+    """The question for the judge, with every part cut to ``limit`` characters; True when something was cut."""
+    answer, clipped = clip(answer, limit)
+    given_input = given_expected = None
+    if ctx is not None and evaluator.include_input and ctx.input is not None:
+        given_input, cut = clip(as_text(ctx.input), limit)
+        clipped = clipped or cut
+    if ctx is not None and evaluator.include_expected and ctx.expected is not None:
+        given_expected, cut = clip(as_text(ctx.expected), limit)
+        clipped = clipped or cut
+    return Question(evaluator.criteria, answer, given_input, given_expected), clipped
+
+
+async def _gather(
+    evaluator: LLMJudge,
+    question: Question,
+    ctx: EvaluatorContext | None,
+    endpoint: Endpoint | None,
+    settings: Settings,
+) -> list[Sample]:
+    def one(index: int) -> Any:
+        if endpoint is None:
+            return _ask_agent(evaluator, question, ctx)
+        return _ask_endpoint(evaluator, question, index, endpoint, settings)
+
+    if evaluator.samples == 1:
+        return [await one(0)]
+    outcomes = await asyncio.gather(*(one(index) for index in range(evaluator.samples)), return_exceptions=True)
+    samples: list[Sample] = []
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+        samples.append(outcome)
+    return samples
+
+
+async def _ask_endpoint(
+    evaluator: LLMJudge, question: Question, index: int, endpoint: Endpoint, settings: Settings
+) -> Sample:
+    store = key = None
+    if evaluator.cache and settings.cache:
+        from agent_eval_judge.cache import VerdictCache, cache_key
+
+        store = VerdictCache(settings.cache_dir)
+        key = cache_key(key_parts(question, index, endpoint, settings))
+        hit = store.get(key)
+        if hit is not None:
+            answer, facts = hit
+            mode = facts.get("output_mode")
+            return Sample(answer, cached=True, output_mode=mode if isinstance(mode, str) else None)
+    completion = await _session(evaluator, settings).complete(endpoint, question.messages(new_nonce()))
+    answer = read_completion(completion, endpoint.describe(), settings.max_tokens)
+    if store is not None and key is not None:
+        store.put(key, answer, {"model": endpoint.model, "output_mode": completion.output_mode})
+    return Sample(answer, False, completion.usage, completion.requests, completion.output_mode)
+
+
+async def _ask_agent(evaluator: LLMJudge, question: Question, ctx: EvaluatorContext | None) -> Sample:
+    from agent_eval.calling import Call
+
+    assert evaluator.judge_agent is not None
+    call = Call.of(evaluator.judge_agent)
+    prompt = question.single_prompt(new_nonce())
+    agent_ctx = ctx.agent_ctx if ctx is not None else AgentContext()
+    if call.is_async:
+        value = await call(prompt, agent_ctx)
+    else:
+        value = await asyncio.to_thread(call, prompt, agent_ctx)
+    if inspect.isawaitable(value):
+        value = await value
+    where = f"judge agent {call.name}"
+    text = as_text(value)
+    if not text.strip():
+        raise JudgeAnswerError(f"{where}: the judge's answer is empty", category="judge_empty")
+    try:
+        return Sample(parse_answer(text))
+    except Unreadable as error:
+        raise JudgeAnswerError(f"{where}: {error}") from None
+
+
+def _session(evaluator: LLMJudge, settings: Settings) -> Session:
+    from agent_eval_judge.transport import session_for
+
+    session = session_for(evaluator, settings)
+    if not any(held is session for held in evaluator.sessions):
+        evaluator.sessions.append(session)
+    return session
+
+
+def key_parts(question: Question, index: int, endpoint: Endpoint, settings: Settings) -> dict[str, Any]:
+    """What a cached verdict depends on.
+
+    The per-call marker code is replaced by a fixed placeholder, or no run could
+    ever hit the cache. The output mode is left out: it changes the wire format,
+    not the question, and an endpoint that needs a step down would otherwise miss
+    on every fresh run.
+    """
+    return {
+        "endpoint": endpoint.identity,
+        "model": endpoint.model,
+        "messages": question.messages(NONCE_PLACEHOLDER),
+        "params": {"temperature": 0, "max_tokens": settings.max_tokens},
+        "prompt_version": PROMPT_VERSION,
+        "sample_index": index,
+    }
+
+
+def read_completion(completion: Completion, where: str, max_tokens: int) -> JudgeAnswer:
+    """The verdict in a completion; a refusal, a cut-off, an empty or unreadable answer raises JudgeAnswerError."""
+    if completion.refusal:
+        raise JudgeAnswerError(f"{where}: the judge refused: {shown(completion.refusal)}", category="judge_refused")
+    if completion.finish_reason == "content_filter":
+        raise JudgeAnswerError(f"{where}: the endpoint's content filter stopped the answer", category="judge_refused")
+    if completion.finish_reason == "length":
+        raise JudgeAnswerError(
+            f"{where}: the judge's answer was cut off at {max_tokens} tokens (finish_reason 'length'); "
+            "raise AGENT_EVAL_JUDGE_MAX_TOKENS",
+            category="judge_truncated",
+        )
+    content = completion.content or ""
+    if not content.strip():
+        raise JudgeAnswerError(f"{where}: the judge's answer is empty", category="judge_empty")
+    try:
+        return parse_answer(content)
+    except Unreadable as error:
+        raise JudgeAnswerError(f"{where}: {error}") from None
+
+
+def _metadata(evaluator: LLMJudge, samples: list[Sample], endpoint: Endpoint | None) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"cached": all(sample.cached for sample in samples)}
+    if endpoint is None:
+        from agent_eval.calling import callable_name
+
+        metadata["judge_agent"] = callable_name(evaluator.judge_agent)
+        return metadata
+    metadata["model"] = endpoint.model
+    mode = next((sample.output_mode for sample in samples if sample.output_mode), None)
+    if mode is not None:
+        metadata["output_mode"] = mode
+    metadata["usage"] = sum_usage(samples)
+    if any(not sample.cached and not sample.usage for sample in samples):
+        metadata["usage_complete"] = False
+    return metadata
+
+
+def sum_usage(samples: list[Sample]) -> dict[str, int]:
+    """Token counts the endpoint reported, summed; ``requests`` made; ``cache_hits`` when any."""
+    usage: dict[str, int] = {}
+    for sample in samples:
+        for key, value in sample.usage.items():
+            usage[key] = usage.get(key, 0) + value
+    usage["requests"] = sum(sample.requests for sample in samples)
+    hits = sum(sample.cached for sample in samples)
+    if hits:
+        usage["cache_hits"] = hits
+    return usage
+
+
+def decide(samples: list[Sample], metadata: dict[str, Any]) -> Verdict:
+    """One verdict from the samples: the majority passes or fails, the score is the mean; a tie is an error."""
+    answers = [sample.answer for sample in samples]
+    if any(not answer.score_given for answer in answers):
+        metadata["score_derived"] = True
+    if len(answers) == 1:
+        only = answers[0]
+        return Verdict(only.passed, only.score, only.reason or "(the judge gave no reason)", metadata=metadata)
+    count = len(answers)
+    passes = sum(answer.passed for answer in answers)
+    if passes * 2 == count:
+        raise JudgeAnswerError(
+            f"the judge is split: {passes} of {count} samples passed and {count - passes} failed; "
+            "use an odd number of samples",
+            category="judge_uncertain",
+        )
+    passed = passes * 2 > count
+    agreement = max(passes, count - passes) / count
+    metadata["samples"] = count
+    metadata["agreement"] = round(agreement, 4)
+    score = sum(answer.score for answer in answers) / count
+    majority = next(answer for answer in answers if answer.passed == passed)
+    reason = f"{passes}/{count} samples passed (agreement {agreement:.2f}): {majority.reason or 'no reason given'}"
+    return Verdict(passed, score, reason, metadata=metadata)

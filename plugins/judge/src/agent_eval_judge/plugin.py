@@ -1,0 +1,15 @@
+"""The entry point agent-eval loads: registers ``llm_judge``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agent_eval import hookimpl
+from agent_eval_judge.evaluator import llm_judge
+
+
+@hookimpl
+def register_evaluators(register: Callable[..., Any]) -> None:
+    """Register ``llm_judge``."""
+    register(llm_judge)
