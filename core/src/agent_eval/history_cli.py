@@ -257,14 +257,20 @@ def _change_line(change: CaseChange) -> Text:
     line = Text("  ")
     line.append(change.name, style="bold")
     line.append("  ")
-    line.append(change.base_status or "—", style=_STYLES.get(change.base_status or "", ""))
-    line.append(" → ")
-    line.append(change.head_status or "—", style=_STYLES.get(change.head_status or "", ""))
-    if change.base_score is not None or change.head_score is not None:
+    if change.head_status is None:
+        line.append(f"was {change.base_status}", style="dim")
+        return line
+    if change.base_status is not None:
+        line.append(change.base_status, style=_STYLES.get(change.base_status, ""))
+        line.append(" → ")
+    line.append(change.head_status, style=_STYLES.get(change.head_status, ""))
+    if change.base_status is None:
+        line.append(f"  score {_score(change.head_score)}" if change.head_score is not None else "")
+    elif change.base_score is not None or change.head_score is not None:
         line.append(f"  score {_score(change.base_score)} → {_score(change.head_score)}")
         if change.score_delta is not None:
             line.append(f" ({change.score_delta:+.2f})")
-    if change.reason and change.head_status not in (None, "passed"):
+    if change.reason and change.head_status != "passed":
         line.append(f"  {shorten(change.reason, 100)}", style="dim")
     return line
 
