@@ -1,0 +1,17 @@
+"""The agent-eval plugin: registers ``contains`` and ``matches``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agent_eval import hookimpl
+from agent_eval_contains.contains import contains
+from agent_eval_contains.matches import matches
+
+
+@hookimpl
+def register_evaluators(register: Callable[..., Any]) -> None:
+    """Register ``contains`` and ``matches``."""
+    register(contains)
+    register(matches)
