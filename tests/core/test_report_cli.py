@@ -94,6 +94,30 @@ def test_json_report_carries_the_run_metadata_and_no_environment(project: Projec
         assert "SECRET" not in (project.root / name).read_text(encoding="utf-8")
 
 
+def test_judge_models_and_token_usage_reach_every_report(project: Project) -> None:
+    project.suite(
+        [
+            {"name": "one", "input": "Say hello", "evaluators": [{"fake_judge": "judge-a"}]},
+            {"name": "two", "input": "Say hello", "evaluators": [{"fake_judge": "judge-b"}, {"says": "hello"}]},
+        ]
+    )
+    done = project.cli(
+        "run", "suite.yaml", "--no-history", "--json", "r.json", "--junit", "r.xml", "--html", "r.html",
+        "--markdown", "r.md",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads((project.root / "r.json").read_text(encoding="utf-8"))
+    assert report["metadata"]["judge_models"] == ["judge-a", "judge-b"]
+    assert report["usage"] == {"prompt_tokens": 200, "completion_tokens": 40, "total_tokens": 240}
+    properties = {p.get("name"): p.get("value") for p in ET.parse(project.root / "r.xml").getroot().iter("property")}
+    assert properties["judge_models"] == "judge-a, judge-b"
+    assert properties["usage:total_tokens"] == "240"
+    assert "240 judge tokens" in (project.root / "r.md").read_text(encoding="utf-8")
+    page = (project.root / "r.html").read_text(encoding="utf-8")
+    assert "<b>240</b><span>judge tokens</span>" in page
+    assert "judge-a, judge-b" in page
+
+
 def test_an_unwritable_report_path_is_one_line_and_exit_2(project: Project) -> None:
     project.suite()
     (project.root / "taken").write_text("a file, not a folder")

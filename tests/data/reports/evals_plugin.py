@@ -48,7 +48,18 @@ def explodes():
     return check
 
 
+def fake_judge(model="tiny-judge"):
+    """Passes, reporting a judge model and token usage as the llm_judge evaluator does."""
+
+    def check(output):
+        usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+        return Verdict(True, 1.0, "looks right", metadata={"model": model, "usage": usage})
+
+    check.inline = True
+    return check
+
+
 @hookimpl
 def register_evaluators(register):
-    for factory in (says, graded, never_judges, explodes):
+    for factory in (says, graded, never_judges, explodes, fake_judge):
         register(factory)

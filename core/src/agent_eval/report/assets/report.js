@@ -113,7 +113,7 @@
     var table = node("table", "evaluations");
     var head = table.createTHead().insertRow();
     ["Evaluator", "Status", "Score", "Reason", "Time"].forEach(function (title) {
-      head.appendChild(node("th", null, title));
+      head.appendChild(node("th", title === "Score" || title === "Time" ? "num" : null, title));
     });
     var body = table.createTBody();
     evaluations.forEach(function (evaluation) { evaluationRow(body, evaluation); });
