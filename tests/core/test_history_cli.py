@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -122,3 +124,24 @@ def test_show_an_unwritable_export_is_one_line_and_exit_2(project: Project) -> N
     done = project.cli("show", "latest", "--html", "taken/x.html")
     assert done.returncode == 2
     assert done.stderr.strip().startswith("error: --html taken/x.html: cannot write:")
+
+
+START_UP = """
+import sys
+from agent_eval.cli import entry
+try:
+    entry(sys.argv[1:])
+except SystemExit:
+    pass
+heavy = ["sqlite3", "agent_eval.history", "agent_eval.report.html", "agent_eval.report.junit",
+         "agent_eval.report.markdown", "xml.etree.ElementTree", "rich.progress"]
+print("IMPORTED", [name for name in heavy if name in sys.modules])
+"""
+
+
+@pytest.mark.parametrize("command", [["--version"], ["list-evaluators"], ["runs", "--help"]])
+def test_cli_start_up_imports_no_history_or_report_code(tmp_path: Path, command: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", START_UP, *command], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert done.stdout.strip().splitlines()[-1] == "IMPORTED []", done.stderr
