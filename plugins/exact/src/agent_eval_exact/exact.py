@@ -1,0 +1,67 @@
+"""``exact_match``: the answer equals a reference answer."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import attrs
+
+from agent_eval import Case, EvaluatorContext, Verdict, as_text
+from agent_eval_exact.difference import describe_text_difference, text_difference, value_difference
+
+NO_EXPECTED = "needs an expected answer: give one (exact_match: \"4\") or give the case an 'expected'"
+
+
+@attrs.frozen
+class ExactMatch:
+    """Passes when the output equals the expected answer (from the factory, else from the case)."""
+
+    name: ClassVar[str] = "exact_match"
+    inline: ClassVar[bool] = True
+
+    expected: Any = None
+    ignore_case: bool = False
+    strip: bool = True
+
+    def check_case(self, case: Case) -> None:
+        """Reject a case this evaluator cannot grade: no expected answer here nor in the case."""
+        if self.expected is None and case.expected is None:
+            raise ValueError(NO_EXPECTED)
+
+    def __call__(self, output: Any, ctx: EvaluatorContext | None = None) -> Verdict:
+        """Compare ``output`` with the expected answer."""
+        expected = self.expected if self.expected is not None else getattr(ctx, "expected", None)
+        if expected is None:
+            raise ValueError(NO_EXPECTED)
+        if _is_text(output) or _is_text(expected):
+            return self._compare_text(as_text(expected), as_text(output))
+        difference = value_difference(expected, output)
+        return Verdict(difference is None, 1.0 if difference is None else 0.0, difference or "exact match")
+
+    def _compare_text(self, expected: str, got: str) -> Verdict:
+        if self.strip:
+            expected, got = expected.strip(), got.strip()
+        index = text_difference(expected, got, ignore_case=self.ignore_case)
+        if index is None:
+            return Verdict(True, 1.0, "exact match")
+        return Verdict(False, 0.0, describe_text_difference(expected, got, index))
+
+
+def _is_text(value: Any) -> bool:
+    # None is no answer at all, which as text is "".
+    return value is None or isinstance(value, str | bytes | bytearray)
+
+
+def exact_match(expected: Any = None, *, ignore_case: bool = False, strip: bool = True) -> ExactMatch:
+    """Passes when the output equals `expected` (default: the case's expected answer).
+
+    Text is compared after stripping surrounding whitespace (``strip=False``
+    keeps it), case-sensitively unless ``ignore_case=True`` (Unicode case
+    folding). A non-text expected value such as ``4`` is compared as text with
+    a text output; when both are structured (dicts, lists, numbers) the values
+    themselves are compared. The reason shows where the two first differ.
+    """
+    for option, value in (("ignore_case", ignore_case), ("strip", strip)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{option} must be true or false, got {value!r}")
+    return ExactMatch(expected, ignore_case, strip)
