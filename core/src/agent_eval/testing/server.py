@@ -67,6 +67,8 @@ class RecordedRequest:
     body: bytes
     #: ``time.monotonic()`` when the request had been read.
     received_at: float
+    #: The client's (host, port): requests on one kept-alive connection share it.
+    client: tuple[str, int] = ("", 0)
 
     @property
     def json(self) -> Any:
@@ -162,11 +164,12 @@ def error_reply(
     *,
     type: str | None = None,
     code: str | int | None = None,
+    param: str | None = None,
     headers: Mapping[str, str] | None = None,
     delay: float = 0.0,
 ) -> Reply:
     """An OpenAI-shaped error reply: ``{"error": {"message", "type", "param", "code"}}``."""
-    body = {"error": {"message": message, "type": type, "param": None, "code": code}}
+    body = {"error": {"message": message, "type": type, "param": param, "code": code}}
     return Reply(status, body, dict(headers or {}), delay)
 
 
@@ -203,7 +206,7 @@ class ChatServer:
         server.chat = self
         self._server = server
         self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="ChatServer", daemon=True
+            target=server.serve_forever, kwargs={"poll_interval": 0.02}, name="ChatServer", daemon=True
         )
         self._thread.start()
         return self
@@ -337,6 +340,7 @@ class _Handler(BaseHTTPRequestHandler):
             headers={name.lower(): value for name, value in self.headers.items()},
             body=body,
             received_at=time.monotonic(),
+            client=(str(self.client_address[0]), int(self.client_address[1])),
         )
         chat = self.server.chat
         chat._record(request)

@@ -14,6 +14,7 @@ from agent_eval_judge.answer import JudgeAnswer, Unreadable, parse_answer, shown
 from agent_eval_judge.config import Endpoint, Settings, resolve_endpoint
 from agent_eval_judge.errors import JudgeAnswerError
 from agent_eval_judge.prompt import NONCE_PLACEHOLDER, PROMPT_VERSION, Question, clip, new_nonce
+from agent_eval_judge.redact import redact
 
 if TYPE_CHECKING:
     from agent_eval_judge.evaluator import LLMJudge
@@ -121,10 +122,7 @@ async def _ask_agent(evaluator: LLMJudge, question: Question, ctx: EvaluatorCont
     text = as_text(value)
     if not text.strip():
         raise JudgeAnswerError(f"{where}: the judge's answer is empty", category="judge_empty")
-    try:
-        return Sample(parse_answer(text))
-    except Unreadable as error:
-        raise JudgeAnswerError(f"{where}: {error}") from None
+    return Sample(_parse(text, where))
 
 
 def _session(evaluator: LLMJudge, settings: Settings) -> Session:
@@ -169,10 +167,16 @@ def read_completion(completion: Completion, where: str, max_tokens: int) -> Judg
     content = completion.content or ""
     if not content.strip():
         raise JudgeAnswerError(f"{where}: the judge's answer is empty", category="judge_empty")
+    return _parse(content, where)
+
+
+def _parse(text: str, where: str) -> JudgeAnswer:
     try:
-        return parse_answer(content)
+        answer = parse_answer(text)
     except Unreadable as error:
         raise JudgeAnswerError(f"{where}: {error}") from None
+    # The judge never sees the key, but a proxy in between could echo it back in the reason.
+    return attrs.evolve(answer, reason=redact(answer.reason))
 
 
 def _metadata(evaluator: LLMJudge, samples: list[Sample], endpoint: Endpoint | None) -> dict[str, Any]:

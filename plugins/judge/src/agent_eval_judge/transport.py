@@ -12,7 +12,9 @@ is about to be made.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import ssl
 import threading
 import weakref
 from collections.abc import Mapping
@@ -123,7 +125,7 @@ class Session:
         self.settings = settings
         timeout = httpx.Timeout(settings.timeout, connect=min(settings.timeout, 10.0))
         limits = httpx.Limits(max_connections=settings.concurrency, max_keepalive_connections=settings.concurrency)
-        self.client = httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False)
+        self.client = httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False, verify=_ssl_context())
         self.users: set[int] = set()
         self._endpoints: dict[str, _EndpointState] = {}
         self._tuning: dict[tuple[str, str], _Tuning] = {}
@@ -217,7 +219,7 @@ class _Exchange:
             )
         if problem.status == 429:
             # Rate limits are per account: every call to this endpoint waits, not only this one.
-            delay = with_jitter(wait) if wait is not None else self._backoff()
+            delay = with_jitter(wait) if wait is not None else self._backoff(self.failures)
             self.state.cool_down(delay)
         elif wait is not None:
             self._next_wait = with_jitter(wait)
@@ -232,12 +234,12 @@ class _Exchange:
             )
         wait, self._next_wait = self._next_wait, None
         if self.state.not_before <= asyncio.get_running_loop().time():
-            delay = wait if wait is not None else self._backoff()
+            delay = wait if wait is not None else self._backoff(self.failures - 1)
             log.info("%s: %s; retry %d in %.2f s", self.endpoint.describe(), failure, self.failures, delay)
             await asyncio.sleep(delay)
 
-    def _backoff(self) -> float:
-        return backoff(self.failures, self.settings.backoff_base, self.settings.backoff_max)
+    def _backoff(self, retry: int) -> float:
+        return backoff(retry, self.settings.backoff_base, self.settings.backoff_max)
 
     def _refused(self, problem: ApiProblem) -> JudgeRequestError:
         if problem.is_quota:
@@ -314,6 +316,12 @@ def _category(failure: str) -> str:
     if failure.startswith("HTTP 429"):
         return "judge_rate_limited"
     return "judge_unavailable"
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    # Loading the certificate store takes tens of milliseconds; do it once per process, not once per run.
+    return httpx.create_ssl_context()
 
 
 # -- one session per event loop, shared by every evaluator of the run ------------------------------
