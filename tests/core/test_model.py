@@ -103,3 +103,19 @@ def test_case_from_dict_needs_name_and_input() -> None:
     with pytest.raises(SuiteError, match="missing key 'input'"):
         Case.coerce({"name": "a"})
     assert Case.coerce({"name": "a", "input": 1, "evaluators": [len]}).evaluators == (len,)
+
+
+def test_atomic_report_files_get_ordinary_permissions(tmp_path: object) -> None:
+    import os
+    from pathlib import Path
+
+    from agent_eval.report.files import write_atomic
+
+    target = Path(str(tmp_path)) / "report.json"
+    previous = os.umask(0o022)
+    try:
+        write_atomic(target, "{}")
+    finally:
+        os.umask(previous)
+    assert target.stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in target.parent.iterdir()] == ["report.json"]  # no temporary left behind

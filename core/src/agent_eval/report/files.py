@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
+import secrets
 from pathlib import Path
 from typing import IO, Any
 
@@ -17,16 +17,18 @@ def write_atomic(path: str | Path, text: str) -> None:
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    # os.open with 0o666 lets the umask decide the permissions, as for any file the user writes
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
-        Path(temporary).replace(target)
+        temporary.replace(target)
     except BaseException:
         with contextlib.suppress(OSError):
-            Path(temporary).unlink()
+            temporary.unlink()
         raise
 
 
