@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -23,6 +24,11 @@ ANSWERS = {
     "upsell": "Our warranty is 2 years, extendable to 4. Call now!",
     "hello": "Hi there!",
 }
+
+
+def plugin_env() -> dict[str, str]:
+    """The environment without agent-eval settings that could hide the installed plugins."""
+    return {key: value for key, value in os.environ.items() if not key.startswith("AGENT_EVAL_")}
 
 
 def support_agent(question: str) -> str:
@@ -152,7 +158,13 @@ def run_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         f"ANSWERS = {ANSWERS!r}\n\ndef agent(question):\n    return ANSWERS[question]\n", encoding="utf-8"
     )
     return subprocess.run(
-        [str(AGENT_EVAL), *args], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
+        [str(AGENT_EVAL), *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=plugin_env(),
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -18,6 +19,11 @@ from agent_eval_exact import exact_match, plugin
 AGENT_EVAL = Path(sys.executable).with_name("agent-eval")
 
 ANSWERS = {"Say hello": "Hello there!", "What is 2 + 2?": "4", "Is it on?": "Yes"}
+
+
+def plugin_env() -> dict[str, str]:
+    """The environment without agent-eval settings that could hide the installed plugins."""
+    return {key: value for key, value in os.environ.items() if not key.startswith("AGENT_EVAL_")}
 
 
 def agent(question: str) -> str:
@@ -141,7 +147,13 @@ def run_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         f"ANSWERS = {ANSWERS!r}\n\ndef agent(question):\n    return ANSWERS[question]\n", encoding="utf-8"
     )
     return subprocess.run(
-        [str(AGENT_EVAL), *args], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
+        [str(AGENT_EVAL), *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=plugin_env(),
     )
 
 

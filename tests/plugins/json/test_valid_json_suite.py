@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -24,6 +25,11 @@ ANSWERS = {
 }
 
 SCHEMA = {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "string"}}}}
+
+
+def plugin_env() -> dict[str, str]:
+    """The environment without agent-eval settings that could hide the installed plugins."""
+    return {key: value for key, value in os.environ.items() if not key.startswith("AGENT_EVAL_")}
 
 
 def agent(question: str) -> str:
@@ -145,6 +151,7 @@ def test_cli_exits_2_on_an_invalid_schema_before_running(tmp_path: Path) -> None
         text=True,
         timeout=60,
         check=False,
+        env=plugin_env(),
     )
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()

@@ -1,0 +1,174 @@
+"""Each evaluator distribution installs alone on top of the core, from wheels, in a fresh virtualenv."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+PROJECTS = {
+    "core": "agent-eval",
+    "contains": "agent-eval-contains",
+    "exact": "agent-eval-exact",
+    "json": "agent-eval-json",
+}
+
+
+def plugin_env() -> dict[str, str]:
+    """The environment without agent-eval settings that could hide the installed plugins."""
+    return {key: value for key, value in os.environ.items() if not key.startswith("AGENT_EVAL_")}
+
+
+@pytest.fixture(scope="module")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Wheels of the four distributions and of their dependencies, so that each virtualenv installs offline."""
+    # Built once, with the development environment's hatchling; dependencies are fetched once.
+    out = tmp_path_factory.mktemp("wheels")
+    sources = [str(ROOT / "core"), *(str(ROOT / "plugins" / name) for name in PROJECTS if name != "core")]
+    pip(sys.executable, "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w", str(out), *sources)
+    pip(sys.executable, "wheel", "--quiet", "--find-links", str(out), "-w", str(out), *wheels_in(out).values())
+    return out
+
+
+@pytest.fixture(scope="module")
+def wheels(wheelhouse: Path) -> dict[str, Path]:
+    """The wheel of each distribution of this repository, by directory name."""
+    return {name: Path(wheel) for name, wheel in wheels_in(wheelhouse).items()}
+
+
+def wheels_in(directory: Path) -> dict[str, str]:
+    found = {}
+    for name, distribution in PROJECTS.items():
+        (wheel,) = directory.glob(distribution.replace("-", "_") + "-*.whl")
+        found[name] = str(wheel)
+    return found
+
+
+def pip(python: str, *args: str) -> None:
+    done = subprocess.run(
+        [python, "-m", "pip", "--disable-pip-version-check", *args], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def fresh_venv(path: Path) -> Path:
+    """A new virtualenv without pip; packages are installed into it by the outer pip (``pip --python``)."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
+    return path / "bin" / "python"
+
+
+def install(python: Path, *wheels: Path) -> None:
+    house = str(wheels[0].parent)
+    pip(
+        sys.executable,
+        "--python",
+        str(python),
+        "install",
+        "--quiet",
+        "--no-index",
+        "--find-links",
+        house,
+        *map(str, wheels),
+    )
+
+
+def listed(python: Path) -> list[dict[str, object]]:
+    done = subprocess.run(
+        [str(python.with_name("agent-eval")), "list-evaluators", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=plugin_env(),
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "", done.stderr  # no plugin failed to load
+    entries: list[dict[str, object]] = json.loads(done.stdout)
+    return entries
+
+
+def names(python: Path) -> list[str]:
+    return [str(entry["name"]) for entry in listed(python)]
+
+
+def test_core_alone_lists_none_then_exact_lists_only_exact_match(tmp_path: Path, wheels: dict[str, Path]) -> None:
+    python = fresh_venv(tmp_path / "venv")
+    install(python, wheels["core"])
+    assert names(python) == []
+    install(python, wheels["exact"])
+    (entry,) = listed(python)
+    assert (entry["name"], entry["package"], entry["version"]) == ("exact_match", "agent-eval-exact", "0.1.0")
+    assert entry["description"] == "Passes when the output equals `expected` (default: the case's expected answer)."
+    defaults = {p["name"]: p.get("default") for p in entry["parameters"]}  # type: ignore[attr-defined]
+    assert defaults == {"expected": None, "ignore_case": False, "strip": True}
+
+
+def test_contains_alone_lists_contains_and_matches(tmp_path: Path, wheels: dict[str, Path]) -> None:
+    python = fresh_venv(tmp_path / "venv")
+    install(python, wheels["core"], wheels["contains"])
+    assert names(python) == ["contains", "matches"]
+    assert {str(entry["package"]) for entry in listed(python)} == {"agent-eval-contains"}
+
+
+def test_json_alone_lists_valid_json_and_brings_jsonschema(tmp_path: Path, wheels: dict[str, Path]) -> None:
+    python = fresh_venv(tmp_path / "venv")
+    install(python, wheels["core"], wheels["json"])
+    assert names(python) == ["valid_json"]
+    check = "from agent_eval_json import valid_json; print(valid_json({'type': 'array'})('[1]').passed)"
+    done = subprocess.run([str(python), "-c", check], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "True", done.stderr
+
+
+def test_all_three_list_every_evaluator_and_run_a_suite(tmp_path: Path, wheels: dict[str, Path]) -> None:
+    python = fresh_venv(tmp_path / "venv")
+    install(python, wheels["core"], wheels["contains"], wheels["exact"], wheels["json"])
+    assert names(python) == ["contains", "exact_match", "matches", "valid_json"]
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "agents.py").write_text(
+        "ANSWERS = {'Say hello': 'Hi!', 'What is 2 + 2?': '4', 'List 3 colors as JSON': '[\"red\", \"green\"]'}\n"
+        "def agent(question):\n    return ANSWERS[question]\n",
+        encoding="utf-8",
+    )
+    (work / "suite.yaml").write_text(
+        textwrap.dedent(
+            """
+            cases:
+              - name: greets user
+                input: Say hello
+                evaluators: [contains: {keywords: [hello, hi], match_all: false}]
+              - name: returns correct answer
+                input: What is 2 + 2?
+                expected: "4"
+                evaluators: [exact_match, matches: '^\\d+$']
+              - name: returns json
+                input: List 3 colors as JSON
+                evaluators: [valid_json: {schema: {type: array, minItems: 3}}]
+            """
+        ),
+        encoding="utf-8",
+    )
+    command = [str(python.with_name("agent-eval")), "run", "suite.yaml", "--agent", "agents:agent"]
+    done = subprocess.run(
+        [*command, "--json", "out.json", "--no-history", "--quiet"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=plugin_env(),
+    )
+    assert done.returncode == 1, done.stderr  # the JSON case fails on purpose
+    cases = json.loads((work / "out.json").read_text(encoding="utf-8"))["cases"]
+    assert [(case["name"], case["status"]) for case in cases] == [
+        ("greets user", "passed"),
+        ("returns correct answer", "passed"),
+        ("returns json", "failed"),
+    ]
+    assert cases[2]["reason"] == "$: ['red', 'green'] is too short"
