@@ -23,12 +23,14 @@ def phrases(option: str, value: object) -> tuple[str, ...]:
         items = tuple(value)
     else:
         raise TypeError(f"{option} must be a string or a list of strings, got {clip(repr(value))}{_hint(value)}")
+    checked = []
     for item in items:
         if not isinstance(item, str):
             raise TypeError(f"{option} must be strings, got {clip(repr(item))}{_hint(item)} in {clip(repr(value))}")
         if not item:
             raise ValueError(f"{option} must not be empty strings, got {clip(repr(value))}")
-    return items  # type: ignore[return-value]  # every item was checked to be a str
+        checked.append(item)
+    return tuple(checked)
 
 
 def _hint(value: object) -> str:

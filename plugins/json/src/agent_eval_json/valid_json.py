@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
 from agent_eval import EvaluatorContext, Verdict
 from agent_eval_json.parse import parse_output
 from agent_eval_json.schema import load_schema, make_validator, validation_errors
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 FENCED = " (in a ``` fence)"
 
@@ -26,10 +29,10 @@ class ValidJson:
     allow_fence: bool = False
     #: Where the schema came from, when it was read from a file.
     source: str | None = None
-    validator: Any = attrs.field(init=False, repr=False, eq=False)
+    validator: Validator | None = attrs.field(init=False, repr=False, eq=False)
 
     @validator.default
-    def _validator(self) -> Any:
+    def _validator(self) -> Validator | None:
         return None if self.schema is None else make_validator(self.schema, self.source)
 
     def __call__(self, output: Any, ctx: EvaluatorContext | None = None) -> Verdict:
