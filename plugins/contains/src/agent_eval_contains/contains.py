@@ -39,7 +39,7 @@ class Contains:
 
     @finder.default
     def _finder(self) -> PhraseFinder:
-        # Keywords and forbidden phrases share one pass over the text.
+        # Keywords and forbidden phrases are looked for together, in one search of the text.
         return PhraseFinder.compile((*self.keyword_keys, *self.forbidden_keys), whole_words=self.whole_words)
 
     def __call__(self, output: Any, ctx: EvaluatorContext | None = None) -> Verdict:
