@@ -23,8 +23,8 @@ PROJECTS = {
 
 
 def plugin_env() -> dict[str, str]:
-    """The environment without agent-eval settings that could hide the installed plugins."""
-    return {key: value for key, value in os.environ.items() if not key.startswith("AGENT_EVAL_")}
+    """The caller's environment, but with the installed plugins loading whatever it says."""
+    return {**os.environ, "AGENT_EVAL_DISABLE_PLUGIN_AUTOLOAD": "", "AGENT_EVAL_DISABLE_PLUGINS": ""}
 
 
 @pytest.fixture(scope="module")

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from agent_eval import Case, EvalSuite, SuiteError
 from agent_eval.plugins import registry_of
 from agent_eval.suite import load_suite
 from agent_eval_contains import contains, matches, plugin
 
-AGENT_EVAL = Path(sys.executable).with_name("agent-eval")
+#: Whatever the caller's environment says, the installed plugins load.
+PLUGINS_ON = {"AGENT_EVAL_DISABLE_PLUGIN_AUTOLOAD": "", "AGENT_EVAL_DISABLE_PLUGINS": ""}
 
 ANSWERS = {
     "good": "Our warranty is 2 years, extendable to 4.",
@@ -24,11 +24,6 @@ ANSWERS = {
     "upsell": "Our warranty is 2 years, extendable to 4. Call now!",
     "hello": "Hi there!",
 }
-
-
-def plugin_env() -> dict[str, str]:
-    """The environment without agent-eval settings that could hide the installed plugins."""
-    return {key: value for key, value in os.environ.items() if not key.startswith("AGENT_EVAL_")}
 
 
 def support_agent(question: str) -> str:
@@ -153,19 +148,11 @@ def test_bad_keywords_are_a_suite_error(tmp_path: Path) -> None:
     assert "4" in problem
 
 
-def run_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_agent_eval(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "agents.py").write_text(
         f"ANSWERS = {ANSWERS!r}\n\ndef agent(question):\n    return ANSWERS[question]\n", encoding="utf-8"
     )
-    return subprocess.run(
-        [str(AGENT_EVAL), *args],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=plugin_env(),
-    )
+    return run_cli(*args, "--no-history", cwd=tmp_path, env=PLUGINS_ON)
 
 
 @pytest.mark.slow
@@ -183,7 +170,9 @@ def test_cli_runs_a_contains_suite_and_reports_scores(tmp_path: Path) -> None:
             evaluators: [contains: {keywords: [2 years, extendable], forbidden: [call now]}]
         """,
     )
-    done = run_cli(tmp_path, "run", "suite.yaml", "--agent", "agents:agent", "--json", "out.json", "--no-history")
+    done = run_agent_eval(
+        tmp_path, "run", "suite.yaml", "--agent", "agents:agent", "--json", "out.json", "--no-history"
+    )
     assert done.returncode == 1, done.stderr
     report = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     assert [(c["status"], c["score"]) for c in report["cases"]] == [("passed", 1.0), ("failed", 0.5)]
@@ -202,7 +191,7 @@ def test_cli_rejects_an_invalid_regular_expression_before_running(tmp_path: Path
               - matches: '(unclosed'
         """,
     )
-    done = run_cli(tmp_path, "run", "suite.yaml", "--agent", "agents:agent", "--no-history")
+    done = run_agent_eval(tmp_path, "run", "suite.yaml", "--agent", "agents:agent")
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr

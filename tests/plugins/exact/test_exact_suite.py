@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from agent_eval import Case, EvalSuite, SuiteError
 from agent_eval.plugins import registry_of
 from agent_eval.suite import load_suite
 from agent_eval_exact import exact_match, plugin
 
-AGENT_EVAL = Path(sys.executable).with_name("agent-eval")
+#: Whatever the caller's environment says, the installed plugins load.
+PLUGINS_ON = {"AGENT_EVAL_DISABLE_PLUGIN_AUTOLOAD": "", "AGENT_EVAL_DISABLE_PLUGINS": ""}
 
 ANSWERS = {"Say hello": "Hello there!", "What is 2 + 2?": "4", "Is it on?": "Yes"}
-
-
-def plugin_env() -> dict[str, str]:
-    """The environment without agent-eval settings that could hide the installed plugins."""
-    return {key: value for key, value in os.environ.items() if not key.startswith("AGENT_EVAL_")}
 
 
 def agent(question: str) -> str:
@@ -142,19 +137,11 @@ def test_registry_lists_exact_match_with_its_defaults() -> None:
     assert defaults == {"expected": None, "ignore_case": False, "strip": True}
 
 
-def run_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_agent_eval(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "agents.py").write_text(
         f"ANSWERS = {ANSWERS!r}\n\ndef agent(question):\n    return ANSWERS[question]\n", encoding="utf-8"
     )
-    return subprocess.run(
-        [str(AGENT_EVAL), *args],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=plugin_env(),
-    )
+    return run_cli(*args, "--no-history", cwd=tmp_path, env=PLUGINS_ON)
 
 
 @pytest.mark.slow
@@ -168,7 +155,7 @@ def test_cli_exits_2_on_exact_match_without_expected(tmp_path: Path) -> None:
             evaluators: [exact_match]
         """,
     )
-    done = run_cli(tmp_path, "run", "suite.yaml", "--agent", "agents:agent", "--no-history")
+    done = run_agent_eval(tmp_path, "run", "suite.yaml", "--agent", "agents:agent")
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
@@ -186,7 +173,9 @@ def test_cli_reports_where_the_answer_differs(tmp_path: Path) -> None:
           - {name: adds, input: "What is 2 + 2?", expected: 4, evaluators: [exact_match]}
         """,
     )
-    done = run_cli(tmp_path, "run", "suite.yaml", "--agent", "agents:agent", "--json", "out.json", "--no-history")
+    done = run_agent_eval(
+        tmp_path, "run", "suite.yaml", "--agent", "agents:agent", "--json", "out.json", "--no-history"
+    )
     assert done.returncode == 1, done.stderr
     cases = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["cases"]
     assert [(c["status"], c["reason"]) for c in cases] == [

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from agent_eval import EvalSuite, SuiteError
 from agent_eval.plugins import registry_of
 from agent_eval.suite import load_suite
 from agent_eval_json import plugin, valid_json
 
-AGENT_EVAL = Path(sys.executable).with_name("agent-eval")
+#: Whatever the caller's environment says, the installed plugins load.
+PLUGINS_ON = {"AGENT_EVAL_DISABLE_PLUGIN_AUTOLOAD": "", "AGENT_EVAL_DISABLE_PLUGINS": ""}
 
 ANSWERS = {
     "List 3 colors as JSON": '["red", "green", "blue"]',
@@ -25,11 +26,6 @@ ANSWERS = {
 }
 
 SCHEMA = {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "string"}}}}
-
-
-def plugin_env() -> dict[str, str]:
-    """The environment without agent-eval settings that could hide the installed plugins."""
-    return {key: value for key, value in os.environ.items() if not key.startswith("AGENT_EVAL_")}
 
 
 def agent(question: str) -> str:
@@ -144,15 +140,7 @@ def test_cli_exits_2_on_an_invalid_schema_before_running(tmp_path: Path) -> None
         """,
     )
     (tmp_path / "agents.py").write_text("def agent(question):\n    raise SystemExit('must not run')\n")
-    done = subprocess.run(
-        [str(AGENT_EVAL), "run", "suite.yaml", "--agent", "agents:agent", "--no-history"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=plugin_env(),
-    )
+    done = run_cli("run", "suite.yaml", "--agent", "agents:agent", "--no-history", cwd=tmp_path, env=PLUGINS_ON)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
