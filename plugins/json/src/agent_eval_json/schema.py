@@ -23,11 +23,12 @@ LISTED = 20
 
 
 def load_schema(schema: Mapping[str, Any] | str | os.PathLike[str]) -> tuple[Mapping[str, Any], str | None]:
-    """The schema itself, and the file it came from (None when given as a mapping)."""
+    """The schema itself, and the path of the file it came from (None when given as a mapping)."""
     if isinstance(schema, Mapping):
         return schema, None
     if isinstance(schema, str | os.PathLike):
-        return _read_schema(resolve_path(Path(os.fspath(schema)))), os.fspath(schema)
+        path = resolve_path(Path(os.fspath(schema)))
+        return _read_schema(path), str(path)
     raise TypeError(f"schema must be a JSON Schema object or the path of a .json file, got {_clip(repr(schema))}")
 
 
@@ -58,7 +59,7 @@ def make_validator(schema: Mapping[str, Any], source: str | None = None) -> Vali
     try:
         cls.check_schema(dict(schema))
     except SchemaError as error:
-        where = f" in '{resolve_path(source)}'" if source else ""
+        where = f" in '{source}'" if source else ""
         # "is not valid under any of the given schemas" says less than the best of the alternatives' errors.
         message = (best_match(error.context) or error).message if error.context else error.message
         raise ValueError(f"invalid JSON Schema{where} at {error.json_path}: {_clip(message)}") from None
