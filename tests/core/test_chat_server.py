@@ -250,3 +250,13 @@ def test_urllib_sees_http_errors_with_their_headers(server: ChatServer) -> None:
         urllib.request.urlopen(request, timeout=5)
     assert raised.value.code == 429
     assert raised.value.headers["Retry-After"] == "1"
+
+
+def test_answers_are_not_held_back_by_delayed_acknowledgements(server: ChatServer) -> None:
+    # Headers and body are written separately; with Nagle's algorithm on, each answer waits ~40 ms.
+    with httpx.Client() as client:
+        client.post(server.url + "/chat/completions", json=CHAT)
+        start = time.monotonic()
+        for _ in range(20):
+            client.post(server.url + "/chat/completions", json=CHAT)
+    assert time.monotonic() - start < 0.5

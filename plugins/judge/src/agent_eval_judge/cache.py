@@ -73,9 +73,13 @@ class VerdictCache:
             "facts": dict(facts),
         }
         path = self.path(key)
+        text = json.dumps(record, ensure_ascii=False)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            _write_atomic(path, json.dumps(record, ensure_ascii=False))
+            try:
+                _write_atomic(path, text)
+            except FileNotFoundError:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                _write_atomic(path, text)
         except OSError as error:
             log.warning("agent-eval judge cache: cannot write %s (%s)", path, error.strerror or type(error).__name__)
 

@@ -214,6 +214,9 @@ def decide(samples: list[Sample], metadata: dict[str, Any]) -> Verdict:
     answers = [sample.answer for sample in samples]
     if any(not answer.score_given for answer in answers):
         metadata["score_derived"] = True
+    # A pass with a low score (or a fail with a high one) stands as the judge said, but is worth a look.
+    if any(answer.passed != (answer.score >= 0.5) for answer in answers):
+        metadata["inconsistent"] = True
     if len(answers) == 1:
         only = answers[0]
         return Verdict(only.passed, only.score, only.reason or "(the judge gave no reason)", metadata=metadata)

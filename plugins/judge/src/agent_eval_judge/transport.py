@@ -1,7 +1,7 @@
-"""Talking to the endpoint: one HTTP client per run, retries, a shared cool-down, and a circuit breaker.
+"""Talking to the endpoint: HTTP clients per run, retries, a shared cool-down, and a circuit breaker.
 
 Every ``llm_judge`` evaluator of a run shares one :class:`Session` per event
-loop: one ``httpx.AsyncClient`` with bounded connections, the output mode each
+loop: its HTTP connections (see :class:`_Clients`), the output mode each
 (endpoint, model) accepts, a "not before" time per endpoint that every call
 waits for after a 429, and the errors that make retrying pointless (bad key,
 unknown model, exhausted quota), so that later calls fail at once with the
@@ -12,12 +12,14 @@ is about to be made.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
+import math
 import ssl
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import attrs
@@ -117,15 +119,63 @@ class _EndpointState:
         self.not_before = max(self.not_before, until)
 
 
+class _Clients:
+    """The run's HTTP connections: ``concurrency`` of them, spread over clients of a few connections each.
+
+    httpx's connection pool does work proportional to (requests waiting) x
+    (connections) for every request; with 50 connections in one client that
+    costs more than the requests themselves (measured: about 100 answers/s
+    against 800/s for 13 clients of 4 connections, on a 20 ms endpoint). A
+    request goes to the least busy client, so none ever queues inside its pool.
+    Clients are made on first use, so a run with few judges opens one.
+    """
+
+    SHARD = 4
+
+    def __init__(self, settings: Settings) -> None:
+        count = max(1, math.ceil(settings.concurrency / self.SHARD))
+        self._settings = settings
+        self._clients: list[httpx.AsyncClient | None] = [None] * count
+        self._busy = [0] * count
+
+    @contextlib.asynccontextmanager
+    async def lease(self) -> AsyncIterator[httpx.AsyncClient]:
+        """The least busy client, counted busy while the caller uses it."""
+        index = min(range(len(self._busy)), key=self._busy.__getitem__)
+        client = self._clients[index]
+        if client is None:
+            client = self._clients[index] = self._make()
+        self._busy[index] += 1
+        try:
+            yield client
+        finally:
+            self._busy[index] -= 1
+
+    def _make(self) -> httpx.AsyncClient:
+        settings = self._settings
+        size = min(self.SHARD, settings.concurrency)
+        return httpx.AsyncClient(
+            timeout=httpx.Timeout(settings.timeout, connect=min(settings.timeout, 10.0)),
+            limits=httpx.Limits(max_connections=size, max_keepalive_connections=size),
+            follow_redirects=False,
+            verify=_ssl_context(),
+        )
+
+    async def aclose(self) -> None:
+        """Close every client made."""
+        clients, self._clients = self._clients, [None] * len(self._clients)
+        for client in clients:
+            if client is not None:
+                await client.aclose()
+
+
 class Session:
     """The judge's shared state for one run (one event loop)."""
 
     def __init__(self, settings: Settings) -> None:
         install_log_redaction()
         self.settings = settings
-        timeout = httpx.Timeout(settings.timeout, connect=min(settings.timeout, 10.0))
-        limits = httpx.Limits(max_connections=settings.concurrency, max_keepalive_connections=settings.concurrency)
-        self.client = httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False, verify=_ssl_context())
+        self.clients = _Clients(settings)
         self.users: set[int] = set()
         self._endpoints: dict[str, _EndpointState] = {}
         self._tuning: dict[tuple[str, str], _Tuning] = {}
@@ -133,10 +183,10 @@ class Session:
         self.closed = False
 
     async def aclose(self) -> None:
-        """Close the HTTP client (idempotent)."""
+        """Close the HTTP clients (idempotent)."""
         if not self.closed:
             self.closed = True
-            await self.client.aclose()
+            await self.clients.aclose()
 
     def _endpoint(self, endpoint: Endpoint) -> _EndpointState:
         state = self._endpoints.get(endpoint.identity)
@@ -195,7 +245,8 @@ class _Exchange:
             await self.state.wait_turn()
             self.requests += 1
             try:
-                return await self.session.client.post(self.endpoint.chat_url, json=body, headers=headers), None
+                async with self.session.clients.lease() as client:
+                    return await client.post(self.endpoint.chat_url, json=body, headers=headers), None
             except httpx.TimeoutException:
                 return None, f"no answer within {self.settings.timeout:g} s (AGENT_EVAL_JUDGE_TIMEOUT)"
             except httpx.TransportError as error:
