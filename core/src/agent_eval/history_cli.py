@@ -60,7 +60,13 @@ def show(run_ref: str, history_path: Path | None, json_path: Path | None, html_p
     report = stored.report
     if not quiet:
         click.echo(_run_line(stored.summary))
-    print_report(report, quiet=quiet, strict=bool(report.metadata.get("strict", False)))
+    bar = report.metadata.get("min_pass_rate")
+    print_report(
+        report,
+        quiet=quiet,
+        strict=bool(report.metadata.get("strict", False)),
+        bar=float(bar) if isinstance(bar, int | float) else None,
+    )
     _export(report, [("--json", json_path, "json"), ("--html", html_path, "html")])
 
 

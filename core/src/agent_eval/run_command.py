@@ -75,7 +75,7 @@ def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int
     report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
     if stream is not None:
         stream.finish(report)
-    print_report(report, quiet=options.quiet, strict=options.strict)
+    print_report(report, quiet=options.quiet, strict=options.strict, bar=_bar(options, suite))
     _write_reports(report, options)
     _record(report, options)
     if report.interrupted:

@@ -28,7 +28,7 @@ def make_console(file: IO[str] | None = None, *, stderr: bool = False) -> Consol
     return Console(file=stream, highlight=False, soft_wrap=False, width=width, emoji=False)
 
 
-def summary_line(report: EvalReport, *, strict: bool = False) -> str:
+def summary_line(report: EvalReport, *, strict: bool = False, bar: float | None = None) -> str:
     """``3 passed, 1 failed, 0 errors, 1 skipped · pass rate 75.0% · 1.2 s``."""
     parts = [
         f"{report.passed} passed",
@@ -38,6 +38,8 @@ def summary_line(report: EvalReport, *, strict: bool = False) -> str:
     ]
     rate = report.rate(strict=strict)
     text = ", ".join(parts) + f" · pass rate {rate:.1%}" + (" (strict)" if strict else "")
+    if bar is not None:
+        text += f" ≥ bar {bar:.0%}" if rate >= bar else f" < bar {bar:.0%}"
     text += f" · {format_duration(report.total_ms)}"
     usage = report.usage
     if usage.get("total_tokens"):
@@ -80,7 +82,7 @@ def render_table(report: EvalReport, console: Console) -> None:
     table.add_column("Case", overflow="fold", max_width=40)
     table.add_column("Status", no_wrap=True)
     table.add_column("Score", justify="right", no_wrap=True)
-    table.add_column("Reason", overflow="ellipsis", max_width=70)
+    table.add_column("Reason", overflow="ellipsis", no_wrap=True, max_width=70)
     table.add_column("Time", justify="right", no_wrap=True)
     for result in rows:
         table.add_row(
@@ -95,16 +97,23 @@ def render_table(report: EvalReport, console: Console) -> None:
         console.print(f"({hidden} passed cases not shown; write them all with --json PATH)")
 
 
-def print_report(report: EvalReport, *, file: IO[str] | None = None, quiet: bool = False, strict: bool = False) -> None:
+def print_report(
+    report: EvalReport,
+    *,
+    file: IO[str] | None = None,
+    quiet: bool = False,
+    strict: bool = False,
+    bar: float | None = None,
+) -> None:
     """Print the table (unless ``quiet``) and the summary line."""
     console = make_console(file)
     if not quiet:
         render_table(report, console)
-    style = _summary_style(report)
-    console.print(summary_line(report, strict=strict), style=style)
+    console.print(summary_line(report, strict=strict, bar=bar), style=_summary_style(report, strict, bar))
 
 
-def _summary_style(report: EvalReport) -> Any:
+def _summary_style(report: EvalReport, strict: bool, bar: float | None) -> Any:
     if report.interrupted or report.errored:
         return "bold magenta"
-    return "bold green" if report.failed == 0 and report.passed else "bold red"
+    met = report.rate(strict=strict) >= bar if bar is not None else report.failed == 0 and report.passed > 0
+    return "bold green" if met else "bold red"
