@@ -82,7 +82,6 @@ class ToolCall:
     id: str = attrs.field(factory=_next_id)
 
 
-
 def _tool_calls(calls: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
     return tuple(calls)
 
