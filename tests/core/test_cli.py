@@ -400,3 +400,64 @@ def test_third_party_plugin_installed_with_pip_is_listed_and_works_in_a_suite(tm
         ("long", "failed", "8 words (limit 3)"),
     ]
     assert result.returncode == 1
+
+
+def _read_all(fd: int) -> str:
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", errors="replace")
+
+
+def test_progress_bar_is_drawn_on_stderr_only_when_it_is_a_terminal(project: Path) -> None:
+    import pty
+
+    name = suite(
+        project,
+        "agent: agents_mod:slow\ncases:\n"
+        + "".join(f"  - {{name: c{i}, input: '0.1', evaluators: [has: done]}}\n" for i in range(6)),
+    )
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [str(BIN / "agent-eval"), "run", name, "--no-history"],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(project / "site"), **ISOLATED},
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        text=True,
+    )
+    os.close(follower)
+    stdout, _ = process.communicate(timeout=60)
+    terminal = _read_all(leader)
+    os.close(leader)
+    assert process.returncode == 0
+    assert "running" in terminal and "/6" in terminal  # the bar, with its m/n counter
+    assert "running" not in stdout  # the table on stdout is not mixed with it
+    piped = cli(project, "run", name, "--no-history")
+    assert "running" not in piped.stderr
+
+
+def test_list_evaluators_draws_a_table_in_a_terminal(project: Path) -> None:
+    import pty
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [str(BIN / "agent-eval"), "list-evaluators"],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(project / "site"), **ISOLATED, "COLUMNS": "150"},
+        stdout=follower,
+        stderr=subprocess.PIPE,
+    )
+    os.close(follower)
+    process.wait(timeout=60)
+    screen = _read_all(leader)
+    os.close(leader)
+    assert "Installed evaluators" in screen
+    assert "┃" in screen or "│" in screen  # box drawing: a rich table, not the plain listing
+    assert "fake-evals" in screen
