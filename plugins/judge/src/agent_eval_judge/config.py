@@ -117,7 +117,7 @@ class Settings:
     #: Retries after the first attempt, for rate limits, server errors, timeouts and lost connections.
     max_retries: int = 3
     #: Requests in flight at once, per endpoint.
-    concurrency: int = 8
+    concurrency: int = 16
     #: First backoff delay in seconds; it doubles each retry, up to ``backoff_max``.
     backoff_base: float = 0.5
     backoff_max: float = 8.0

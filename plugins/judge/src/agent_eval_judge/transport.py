@@ -60,7 +60,6 @@ class Completion:
     output_mode: str
     #: HTTP requests made for it, retries and format step-downs included.
     requests: int
-    model: str | None = None
 
 
 @attrs.define
@@ -234,7 +233,7 @@ class _Exchange:
                 return self._read(response, _mode_of(body))
             if response is not None:
                 problem = ApiProblem.from_body(response.status_code, response.content)
-                if await self._handled(problem, response.headers, body):
+                if self._handled(problem, response.headers, body):
                     continue
                 failure = problem.summary()
             await self._after_failure(failure or "no answer")
@@ -252,7 +251,7 @@ class _Exchange:
             except httpx.TransportError as error:
                 return None, _transport_problem(error)
 
-    async def _handled(self, problem: ApiProblem, headers: Mapping[str, str], sent: dict[str, Any]) -> bool:
+    def _handled(self, problem: ApiProblem, headers: Mapping[str, str], sent: dict[str, Any]) -> bool:
         """Deal with an error answer; True to try again at once, False to count a failure and wait."""
         change = self.tuning.adapt(problem, sent) if problem.status in (400, 422) else None
         if change is not None:
@@ -322,7 +321,6 @@ class _Exchange:
             usage=_usage(data),
             output_mode=mode,
             requests=self.requests,
-            model=_str_or_none(data.get("model")) if isinstance(data, dict) else None,
         )
 
 
