@@ -214,6 +214,20 @@ def test_evaluator_exception_is_isolated_and_other_evaluators_still_count() -> N
     assert result.error == "broken: KeyError: 'x'"
 
 
+def test_evaluator_error_keeps_the_facts_it_carries() -> None:
+    class Spent(Exception):
+        def __init__(self, message: str) -> None:
+            super().__init__(message)
+            self.metadata = {"usage": {"total_tokens": 18}}
+
+    def judge(output: str) -> bool:
+        raise Spent("unreadable answer")
+
+    report = run(echo, [{"name": "a", "input": "q", "evaluator": judge}])
+    assert report.cases[0].evaluations[0].metadata == {"usage": {"total_tokens": 18}}
+    assert report.usage == {"total_tokens": 18}
+
+
 @pytest.mark.parametrize(
     ("value", "fragment"),
     [

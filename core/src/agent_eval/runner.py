@@ -305,7 +305,10 @@ class _Runner:
         except asyncio.CancelledError:
             raise
         except (Exception, SystemExit) as error:
-            return Evaluation(call.name, "error", None, None, describe_error(error), _ms(start))
+            # an error may carry facts worth keeping, such as the tokens a judge spent before failing
+            facts = getattr(error, "metadata", None)
+            metadata = dict(facts) if isinstance(facts, Mapping) else {}
+            return Evaluation(call.name, "error", None, None, describe_error(error), _ms(start), metadata)
         return to_evaluation(call.name, value, _ms(start))
 
     async def _evaluate_all(

@@ -88,6 +88,16 @@ def test_prose_answer_is_an_error_not_a_failure(judge_at: ChatServer) -> None:
     assert "127.0.0.1" in result.error and "judge-model" in result.error
 
 
+def test_tokens_spent_on_an_unreadable_answer_still_count_in_the_report(judge_at: ChatServer) -> None:
+    judge_at.queue(completion_reply("PASS, looks good"))
+    report = run_cases([llm_judge("polite")])
+    evaluation = only(report).evaluations[0]
+    assert evaluation.status == "error"
+    assert evaluation.metadata["category"] == "judge_unreadable"
+    assert evaluation.metadata["model"] == "judge-model"
+    assert report.usage == {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18, "requests": 1}
+
+
 def test_fenced_answer_is_read(judge_at: ChatServer) -> None:
     judge_at.queue(completion_reply("```json\n" + verdict_text(True, 0.8, "ok") + "\n```"))
     result = only(run_cases([llm_judge("polite")]))

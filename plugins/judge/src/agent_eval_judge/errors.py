@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from agent_eval import AgentEvalError
 from agent_eval_judge.redact import redact
 
@@ -16,6 +18,8 @@ class JudgeError(AgentEvalError):
 
     def __init__(self, message: str, *, category: str | None = None) -> None:
         self.category = category or self.default_category
+        #: Kept in the report's evaluation (``category``, and ``usage`` when tokens were spent).
+        self.metadata: dict[str, Any] = {"category": self.category}
         super().__init__(redact(message))
 
 

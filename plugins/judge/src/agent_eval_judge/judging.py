@@ -12,7 +12,7 @@ import attrs
 from agent_eval import AgentContext, EvaluatorContext, Verdict, as_text
 from agent_eval_judge.answer import JudgeAnswer, Unreadable, parse_answer, shown
 from agent_eval_judge.config import Endpoint, Settings, resolve_endpoint
-from agent_eval_judge.errors import JudgeAnswerError
+from agent_eval_judge.errors import JudgeAnswerError, JudgeError
 from agent_eval_judge.prompt import NONCE_PLACEHOLDER, PROMPT_VERSION, Question, clip, new_nonce
 from agent_eval_judge.redact import redact
 
@@ -99,7 +99,12 @@ async def _ask_endpoint(
             mode = facts.get("output_mode")
             return Sample(answer, cached=True, output_mode=mode if isinstance(mode, str) else None)
     completion = await _session(evaluator, settings).complete(endpoint, question.messages(new_nonce()))
-    answer = read_completion(completion, endpoint.describe(), settings.max_tokens)
+    try:
+        answer = read_completion(completion, endpoint.describe(), settings.max_tokens)
+    except JudgeError as error:
+        # the endpoint was paid for an answer the judge could not use: the report still counts it
+        error.metadata.update(model=endpoint.model, usage={**completion.usage, "requests": completion.requests})
+        raise
     if store is not None and key is not None:
         store.put(key, answer, {"model": endpoint.model, "output_mode": completion.output_mode})
     return Sample(answer, False, completion.usage, completion.requests, completion.output_mode)
