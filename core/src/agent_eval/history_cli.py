@@ -162,7 +162,8 @@ def _print_runs(summaries: list[RunSummary]) -> None:
 
     table = Table(title="Recorded runs (newest first)", title_justify="left")
     for column, justify in _RUN_COLUMNS:
-        table.add_column(column, justify=justify, no_wrap=column != "Suite")  # type: ignore[arg-type]
+        suite = column == "Suite"
+        table.add_column(column, justify=justify, no_wrap=not suite, min_width=12 if suite else None)  # type: ignore[arg-type]
     for summary in summaries:
         rate = Text(f"{summary.pass_rate:.1%}", style="green" if summary.failed + summary.errored == 0 else "red")
         if summary.interrupted:
