@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
 import click
@@ -16,7 +15,7 @@ EXIT_BELOW_BAR = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
-DEFAULT_HISTORY = Path(".agent-eval") / "runs.db"
+DEFAULT_HISTORY = ".agent-eval/runs.db"
 DEBUG_ENV = "AGENT_EVAL_DEBUG"
 
 
@@ -112,22 +111,20 @@ def _print_plain_table(rows: list[tuple[str, str, str, str]]) -> None:
         click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[3])
 
 
+# Paths arrive as strings and become pathlib.Path only when a command runs (start-up time).
+_FILE = click.Path(dir_okay=False)
+
+
 @main.command()
-@click.argument("suite_file", metavar="SUITE", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("suite_file", metavar="SUITE", type=_FILE)
 @click.option("--agent", "agent_ref", metavar="MODULE:ATTR", help="The agent to run (wins over the suite's).")
 @click.option("--concurrency", type=click.IntRange(min=1), help="Cases run at once (default: suite's, or 1).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds before an agent call is cut off.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the report as JSON.")
-@click.option(
-    "--jsonl", "jsonl_path", type=click.Path(dir_okay=False, path_type=Path), help="Append each case as it finishes."
-)
-@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path), help="Write JUnit XML for CI.")
-@click.option(
-    "--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a self-contained HTML page."
-)
-@click.option(
-    "--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a Markdown summary."
-)
+@click.option("--json", "json_path", type=_FILE, help="Write the report as JSON.")
+@click.option("--jsonl", "jsonl_path", type=_FILE, help="Append each case as it finishes.")
+@click.option("--junit", "junit_path", type=_FILE, help="Write JUnit XML for CI.")
+@click.option("--html", "html_path", type=_FILE, help="Write a self-contained HTML page.")
+@click.option("--markdown", "markdown_path", type=_FILE, help="Write a Markdown summary.")
 @click.option(
     "--min-pass-rate", type=click.FloatRange(0, 1), help="Exit 1 below this pass rate (default: suite's, or 1.0)."
 )
@@ -135,18 +132,21 @@ def _print_plain_table(rows: list[tuple[str, str, str, str]]) -> None:
 @click.option(
     "--history",
     "history_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=_FILE,
     help=f"Run history database (default {DEFAULT_HISTORY}).",
 )
 @click.option("--no-history", is_flag=True, help="Do not record this run.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
-def run(suite_file: Path, agent_ref: str | None, **options: Any) -> None:
+def run(suite_file: str, agent_ref: str | None, **options: Any) -> None:
     """Run the cases of SUITE against the agent and grade them."""
+    from pathlib import Path
+
     from agent_eval.run_command import RunOptions, execute
 
     if options["history_path"] is not None and options["no_history"]:
         raise click.UsageError("--history and --no-history exclude each other")
-    code = execute(suite_file, agent_ref, RunOptions(**options))
+    paths = {key: Path(value) for key, value in options.items() if key.endswith("_path") and value is not None}
+    code = execute(Path(suite_file), agent_ref, RunOptions(**{**options, **paths}))
     sys.exit(code)
 
 

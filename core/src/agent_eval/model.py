@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
@@ -39,6 +38,12 @@ class AgentContext:
     env: Mapping[str, str] = attrs.Factory(dict)
 
 
+def _tuple(items: Iterable[Any]) -> tuple[Any, ...]:
+    # A Python function rather than the builtin ``tuple``: attrs inspects a converter's signature,
+    # and for a builtin that means tokenizing its text signature (9 ms at import).
+    return tuple(items)
+
+
 @attrs.frozen
 class Case:
     """One input for the agent and the evaluators that grade its answer."""
@@ -47,7 +52,7 @@ class Case:
     input: Any
     expected: Any = None
     evaluator: Any = None
-    evaluators: tuple[Any, ...] = attrs.field(default=(), converter=tuple)
+    evaluators: tuple[Any, ...] = attrs.field(default=(), converter=_tuple)
     metadata: Mapping[str, Any] = attrs.Factory(dict)
     #: Where the case was defined (``suite.yaml:12``), when it came from a file.
     location: str | None = attrs.field(default=None, kw_only=True)
@@ -291,6 +296,8 @@ class EvalReport:
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """The report as a JSON document."""
+        import json
+
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
     @classmethod
@@ -311,6 +318,8 @@ class EvalReport:
     @classmethod
     def from_json(cls, text: str) -> EvalReport:
         """Load a report from the JSON that :meth:`to_json` wrote."""
+        import json
+
         return cls.from_dict(json.loads(text))
 
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import pluggy
 
 from agent_eval import hookspecs
 from agent_eval.errors import AmbiguousEvaluator, EvaluatorNotFound, PluginLoadError, did_you_mean
+
+if TYPE_CHECKING:
+    from agent_eval.entrypoints import EntryPoint
 
 GROUP = "agent_eval"
 DISABLE_AUTOLOAD_ENV = "AGENT_EVAL_DISABLE_PLUGIN_AUTOLOAD"
@@ -213,14 +216,14 @@ class Plugins:
         if _truthy(os.environ.get(DISABLE_AUTOLOAD_ENV)):
             return
         disabled = {n.strip() for n in os.environ.get(DISABLE_PLUGINS_ENV, "").split(",") if n.strip()}
-        from importlib_metadata import entry_points
+        from agent_eval.entrypoints import entry_points
 
-        for entry_point in entry_points(group=group):
+        for entry_point in entry_points(group):
             if entry_point.name not in disabled:
                 self._load_one(entry_point)
 
-    def _load_one(self, entry_point: Any) -> None:
-        distribution, version = _origin(entry_point)
+    def _load_one(self, entry_point: EntryPoint) -> None:
+        distribution, version = entry_point.distribution, entry_point.version
         name = entry_point.name
         if self.manager.has_plugin(name):
             name = f"{distribution}:{name}"
@@ -257,23 +260,6 @@ class Plugins:
             for info in collected:
                 registry.add(info)
         return registry
-
-
-def _origin(entry_point: Any) -> tuple[str | None, str | None]:
-    """The distribution name and version of an entry point.
-
-    Read from the ``name-version.dist-info`` folder name when there is one: parsing every plugin's
-    METADATA with the email parser would cost more than the rest of ``list-evaluators`` together.
-    """
-    dist = entry_point.dist
-    if dist is None:
-        return None, None
-    folder = getattr(getattr(dist, "_path", None), "name", "")
-    if folder.endswith(".dist-info"):
-        name, dash, version = folder[: -len(".dist-info")].partition("-")
-        if dash and version:
-            return name.replace("_", "-").lower(), version
-    return dist.name, dist.version
 
 
 def _make_info(

@@ -204,7 +204,7 @@ def _record(report: EvalReport, options: RunOptions) -> None:
         return
     from agent_eval.history import History
 
-    path = options.history_path or DEFAULT_HISTORY
+    path = options.history_path or Path(DEFAULT_HISTORY)
     try:
         History(path).record(report)
     except (OSError, AgentEvalError) as error:
