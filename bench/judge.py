@@ -13,7 +13,6 @@ from pathlib import Path
 from scenarios import CONCURRENCY, FRAMEWORKS, JUDGE_CASES, JUDGE_DELAY, Job, Outcome, clean_env, run_once
 from setup_envs import PROJECT_PYTHON, ROOT, WORK
 
-
 #: The floors: the least client work there can be, and the plainest httpx loop.
 STREAMS = "first run (asyncio streams)"
 HTTPX = "first run (httpx, one client)"
@@ -92,7 +91,7 @@ def run(repeats: int, log: Callable[[str], None]) -> dict[tuple[str, str, str], 
             try:
                 for job in planned:
                     outcome = outcomes[job.key]
-                    first = outcomes[("F", job.framework, "first run")]
+                    first = outcomes[("F", "agent-eval", "first run")]
                     if outcome.error or (job.label == "cached run" and first.error):
                         continue
                     try:

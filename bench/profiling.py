@@ -33,11 +33,13 @@ def sample(job: Job, env: dict[str, str] | None = None, rate: int = 1000) -> str
         output.unlink(missing_ok=True)
 
 
-def _stacks(raw: str) -> Iterable[tuple[list[str], int]]:
+def _stacks(raw: str, within: str | None = MEASURED) -> Iterable[tuple[list[str], int]]:
     for line in raw.splitlines():
         stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
         frames = stack.split(";")
-        if any(MEASURED in frame for frame in frames):
+        if within is None or any(within in frame for frame in frames):
             yield frames, int(count)
 
 
@@ -53,24 +55,39 @@ def package_of(frame: str) -> str:
     return first.removesuffix(".py")
 
 
-def summarize(raw: str, top: int = 12) -> list[str]:
-    """Lines: the share of samples by package (self time), then the functions with most self time."""
+def _function(frame: str) -> str:
+    match = _FRAME.match(frame)
+    return f"{match.group('function')} ({match.group('path')})" if match else frame
+
+
+def summarize(raw: str, top: int = 12, within: str | None = MEASURED) -> list[str]:
+    """Lines: self time by package, agent-eval's functions by inclusive time, functions by self time."""
     by_package: collections.Counter[str] = collections.Counter()
     by_function: collections.Counter[str] = collections.Counter()
+    ours: collections.Counter[str] = collections.Counter()
     total = 0
-    for frames, count in _stacks(raw):
+    for frames, count in _stacks(raw, within):
         total += count
         by_package[package_of(frames[-1])] += count
-        match = _FRAME.match(frames[-1])
-        function = f"{match.group('function')} ({match.group('path')})" if match else frames[-1]
-        by_function[function] += count
+        by_function[_function(frames[-1])] += count
+        for function in {_function(frame) for frame in frames if package_of(frame).startswith("agent_eval")}:
+            ours[function] += count
     if not total:
         return ["(no samples inside the measured run)"]
-    lines = [f"{total:,} samples in the measured run; self time by package:"]
+    where = "in the measured run" if within else "in all"
+    lines = [f"{total:,} samples {where}; self time by package:"]
     lines += [f"  {count / total:6.1%}  {name}" for name, count in by_package.most_common(8)]
+    lines.append("agent-eval's functions, inclusive time (the run's own frames included):")
+    lines += [f"  {count / total:6.1%}  {name}" for name, count in ours.most_common(top)]
     lines.append("functions with the most self time:")
     lines += [f"  {count / total:6.1%}  {name}" for name, count in by_function.most_common(top)]
     return lines
+
+
+def sample_startup(command: list[str], runs: int = 10) -> str:
+    """Collapsed stacks of ``runs`` starts of ``command``, sampled at 2 kHz and added together."""
+    job = Job("C", "agent-eval", "start-up", tuple(command), 1, "wall")
+    return "\n".join(sample(job, rate=2000) for _ in range(runs))
 
 
 def import_times(command: list[str], runs: int = 5, top: int = 12) -> list[str]:

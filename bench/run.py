@@ -9,6 +9,7 @@ misses a target, the profile of that scenario goes into the report too.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
 import tempfile
@@ -78,6 +79,13 @@ def measure(args: argparse.Namespace, frameworks: list[str]) -> results.Outcomes
     return outcomes
 
 
+def save(outcomes: results.Outcomes) -> None:
+    """Keep every run's measurements in bench/.work/last-run.json, for a closer look."""
+    setup_envs.WORK.mkdir(parents=True, exist_ok=True)
+    data = {" | ".join(key): {"runs": outcome.runs, "error": outcome.error} for key, outcome in outcomes.items()}
+    (setup_envs.WORK / "last-run.json").write_text(json.dumps(data, indent=1))
+
+
 def fmt(value: float | None) -> str:
     """A measurement with about three significant digits."""
     if value is None:
@@ -121,39 +129,53 @@ def markdown_table(table: list[Row]) -> str:
 def target_lines(found: list[Target]) -> list[str]:
     """One line per target: met, missed or not measured."""
     words = {True: "met", False: "MISSED", None: "not measured"}
-    return [f"{target.scenario}: {target.text}: {words[target.met]} ({target.detail})" for target in found]
+    return [
+        f"{target.scenario}: {target.text}: {words[target.met]}"
+        + (f" ({target.detail})" if target.met is not None else "")
+        for target in found
+    ]
 
 
-def profiles(found: list[Target], frameworks: list[str]) -> list[tuple[str, list[str]]]:
-    """(title, lines) for each scenario whose target agent-eval missed."""
-    missed = sorted({target.scenario for target in found if target.met is False})
+def profiles(found: list[Target]) -> list[tuple[str, list[str]]]:
+    """(title, lines) for each target agent-eval missed: where its time goes."""
+    missed = [target for target in found if target.met is False]
     if not missed or not profiling.available():
         return []
     by_scenario = {job.scenario: job for job in scenarios.runner_jobs(["agent-eval"], 1, quick=False)}
     shown: list[tuple[str, list[str]]] = []
-    for scenario in missed:
-        log(f"bench: profiling scenario {scenario}")
-        if scenario == "C":
+    for target in missed:
+        log(f"bench: profiling {target.scenario}: {target.text}")
+        if target.scenario == "C":
             command = [str(setup_envs.PROJECT_PYTHON.parent / "agent-eval"), "list-evaluators"]
+            raw = profiling.sample_startup(command)
+            shown.append(
+                ("C: `agent-eval list-evaluators`, py-spy over 10 starts", profiling.summarize(raw, within=None))
+            )
             shown.append(("C: `agent-eval list-evaluators`, -X importtime", profiling.import_times(command)))
-        elif scenario == "F":
-            shown.append(("F: first judge run, py-spy", _profile_judge()))
-        elif scenario == "A":
+        elif target.scenario == "F":
+            cached = "cached" in target.text
+            title = "F: the cached judge run, py-spy" if cached else "F: the first judge run, py-spy"
+            shown.append((title, _profile_judge(cached)))
+        elif target.scenario == "A":
             # More cases give more samples; the share of each part is the same as at 5,000.
             job = scenarios.script_job("A", "agent-eval", "overhead", ["overhead", "--cases", "50000"], 1, 50_000)
             shown.append(("A: agent-eval, 50,000 cases, py-spy", profiling.summarize(profiling.sample(job))))
-        elif scenario in by_scenario:
-            job = by_scenario[scenario]
-            shown.append((f"{scenario}: agent-eval, py-spy", profiling.summarize(profiling.sample(job))))
+        elif target.scenario in by_scenario:
+            job = by_scenario[target.scenario]
+            shown.append((f"{target.scenario}: agent-eval, py-spy", profiling.summarize(profiling.sample(job))))
     return shown
 
 
-def _profile_judge() -> list[str]:
+def _profile_judge(cached: bool) -> list[str]:
+    """The first judge run (or, after it, the cached one) sampled by py-spy."""
     cache = Path(tempfile.mkdtemp(prefix="judge-cache-", dir=setup_envs.WORK))
     try:
         with judge.judge_server(scenarios.JUDGE_DELAY) as url:
-            job = judge.jobs(1)[0]
-            return profiling.summarize(profiling.sample(job, judge.judge_env(url, cache), rate=250))
+            env = judge.judge_env(url, cache)
+            first = judge.jobs(1)[0]
+            if cached:
+                scenarios.run_once(first, env)
+            return profiling.summarize(profiling.sample(first, env, rate=2000 if cached else 250))
     finally:
         shutil.rmtree(cache, ignore_errors=True)
 
@@ -230,12 +252,13 @@ def main() -> None:
     log(f"bench: {load_note}")
     started = time.monotonic()
     outcomes = measure(args, frameworks)
+    save(outcomes)
     table = results.rows(outcomes)
     found = results.targets(outcomes)
     print(text_table(table))
     print()
     print("\n".join(target_lines(found)))
-    shown = [] if args.no_profile else profiles(found, frameworks)
+    shown = [] if args.no_profile else profiles(found)
     write_report(args.output, table, found, shown, load_note)
     log(f"bench: done in {time.monotonic() - started:.0f} s; wrote {args.output}")
 

@@ -35,7 +35,7 @@ def main() -> None:
         return ANSWER
 
     def run() -> int:
-        check = contains(KEYWORD.upper())
+        check = contains([KEYWORD.upper()])
         cases = [
             Case(f"case {index}", question, evaluators=[check]) for index, question in enumerate(inputs(args.cases))
         ]

@@ -108,6 +108,11 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=50)
     args = parser.parse_args()
     run = RUNS[args.framework]
+    if args.framework == "agent-eval":
+        # Imported before the clock starts, as the other scenarios' scripts do; what the judge
+        # imports on its first call (its HTTP stack) stays inside the measured run.
+        import agent_eval.runner  # noqa: F401
+        from agent_eval.evaluators import llm_judge  # noqa: F401
     cached: list[int] = []
 
     def counted() -> int:
