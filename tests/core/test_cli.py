@@ -461,3 +461,28 @@ def test_list_evaluators_draws_a_table_in_a_terminal(project: Path) -> None:
     assert "Installed evaluators" in screen
     assert "┃" in screen or "│" in screen  # box drawing: a rich table, not the plain listing
     assert "fake-evals" in screen
+
+
+def test_listing_evaluators_imports_no_evaluator_code_and_nothing_heavy() -> None:
+    """Start-up cost is a feature: listing must not load records, the runner, HTTP or schema code."""
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", str(BIN / "agent-eval"), "list-evaluators"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "AGENT_EVAL_DISABLE_PLUGINS": ""},
+    )
+    imported = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if "|" in line}
+    assert "agent_eval_contains.factories" in imported  # the installed plugins were loaded
+    heavy = {
+        "agent_eval.model",  # attrs classes: ~9 ms
+        "asyncio",
+        "httpx",
+        "jsonschema",
+        "importlib_metadata",
+        "email.parser",
+        "rich.table",  # output is a pipe here: the plain listing
+        "pathlib",
+        "sqlite3",
+    }
+    assert imported & heavy == set()

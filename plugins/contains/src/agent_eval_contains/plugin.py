@@ -6,8 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_eval import hookimpl
-from agent_eval_contains.contains import contains
-from agent_eval_contains.matches import matches
+from agent_eval_contains.factories import contains, matches
 
 
 @hookimpl

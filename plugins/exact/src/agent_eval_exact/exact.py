@@ -50,18 +50,3 @@ class ExactMatch:
 def _is_text(value: Any) -> bool:
     # None is no answer at all, which as text is "".
     return value is None or isinstance(value, str | bytes | bytearray)
-
-
-def exact_match(expected: Any = None, *, ignore_case: bool = False, strip: bool = True) -> ExactMatch:
-    """Passes when the output equals `expected` (default: the case's expected answer).
-
-    Text is compared after stripping surrounding whitespace (``strip=False``
-    keeps it), case-sensitively unless ``ignore_case=True`` (Unicode case
-    folding). A non-text expected value such as ``4`` is compared as text with
-    a text output; when both are structured (dicts, lists, numbers) the values
-    themselves are compared. The reason shows where the two first differ.
-    """
-    for option, value in (("ignore_case", ignore_case), ("strip", strip)):
-        if not isinstance(value, bool):
-            raise TypeError(f"{option} must be true or false, got {value!r}")
-    return ExactMatch(expected, ignore_case, strip)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_eval import hookimpl
-from agent_eval_exact.exact import exact_match
+from agent_eval_exact.factories import exact_match
 
 
 @hookimpl

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_eval import hookimpl
-from agent_eval_json.valid_json import valid_json
+from agent_eval_json.factories import valid_json
 
 
 @hookimpl

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import attrs
 
 from agent_eval import EvaluatorContext, Verdict, as_text
-from agent_eval_contains.options import clip, flag, quote
+from agent_eval_contains.options import clip, quote
 
 
 @attrs.frozen
@@ -43,17 +43,3 @@ def show_pattern(pattern: str) -> str:
     if pattern.isprintable() and "'" not in pattern:
         return f"'{pattern}'"
     return repr(pattern)
-
-
-def matches(pattern: str, *, ignore_case: bool = False) -> Matches:
-    """Passes when the regular expression `pattern` matches somewhere in the output.
-
-    The search is ``re.search``: anywhere in the text, ``^`` and ``$`` at its
-    ends unless the pattern sets ``(?m)``. An invalid pattern is reported when
-    the suite is loaded, before the agent runs.
-    """
-    if not isinstance(pattern, str):
-        raise TypeError(f"pattern must be a string, got {clip(repr(pattern))}")
-    if not pattern:
-        raise ValueError("pattern must not be empty (an empty pattern matches every output)")
-    return Matches(pattern, flag("ignore_case", ignore_case))

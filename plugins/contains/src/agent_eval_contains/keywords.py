@@ -9,7 +9,7 @@ import attrs
 
 from agent_eval import EvaluatorContext, Verdict, as_text
 from agent_eval_contains.normalize import Normalizer
-from agent_eval_contains.options import flag, listing, phrases
+from agent_eval_contains.options import listing
 from agent_eval_contains.scan import PhraseFinder
 
 
@@ -72,35 +72,3 @@ class Contains:
         if hits:
             return "found: " + listing(hits)
         return "no forbidden phrase found" if self.forbidden else "no keywords required"
-
-
-def contains(
-    keywords: str | Sequence[str],
-    *,
-    match_all: bool = True,
-    ignore_case: bool = True,
-    forbidden: str | Sequence[str] = (),
-    whole_words: bool = False,
-    collapse_whitespace: bool = False,
-    casefold: bool = False,
-) -> Contains:
-    """Passes when the output contains the keywords (all, or any) and none of the forbidden phrases.
-
-    The score is the fraction of ``keywords`` found (partial credit); with
-    ``match_all=False`` it is 1 when any is found, else 0. No keywords score 1.
-    A string is one keyword. Matching ignores case unless ``ignore_case=False``;
-    ``casefold`` compares case Unicode-wise ("STRASSE" finds "straße");
-    ``whole_words`` does not find "cat" inside "concatenate";
-    ``collapse_whitespace`` treats any run of whitespace as one space. Forbidden
-    phrases are matched with the same options.
-    """
-    ignore_case = flag("ignore_case", ignore_case)
-    if flag("casefold", casefold) and not ignore_case:
-        raise ValueError("casefold=True needs ignore_case=True (case folding is a way of ignoring case)")
-    return Contains(
-        keywords=phrases("keywords", keywords),
-        match_all=flag("match_all", match_all),
-        forbidden=phrases("forbidden", forbidden),
-        whole_words=flag("whole_words", whole_words),
-        normalize=Normalizer(ignore_case, casefold, flag("collapse_whitespace", collapse_whitespace)),
-    )

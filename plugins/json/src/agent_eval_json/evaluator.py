@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -10,7 +9,7 @@ import attrs
 
 from agent_eval import EvaluatorContext, Verdict
 from agent_eval_json.parse import parse_output
-from agent_eval_json.schema import load_schema, make_validator, validation_errors
+from agent_eval_json.schema import make_validator, validation_errors
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -48,25 +47,3 @@ class ValidJson:
             return Verdict(True, 1.0, f"valid JSON, matches the schema{fenced}")
         headline, errors = failed
         return Verdict(False, 0.0, headline, metadata={"errors": errors})
-
-
-def valid_json(
-    schema: Mapping[str, Any] | str | os.PathLike[str] | None = None, *, allow_fence: bool = False
-) -> ValidJson:
-    """Passes when the output is valid JSON and, given a JSON Schema, matches it.
-
-    ``schema`` is a JSON Schema object, or the path of a .json file holding one
-    (relative to the suite file). The schema's ``$schema`` picks the draft
-    (default 2020-12), and formats such as ``date`` are checked. An invalid
-    schema is reported when the suite is loaded. The reason of a failure gives
-    the parse error's line and column, or the failing path
-    (``$.items[2]: 5 is not of type 'string'``) and how many errors there were.
-    ``allow_fence=True`` accepts an output wrapped in one ```json fence.
-    Outputs that are already dicts or lists count as parsed JSON.
-    """
-    if not isinstance(allow_fence, bool):
-        raise TypeError(f"allow_fence must be true or false, got {allow_fence!r}")
-    if schema is None:
-        return ValidJson(None, allow_fence)
-    loaded, source = load_schema(schema)
-    return ValidJson(loaded, allow_fence, source)
