@@ -75,12 +75,12 @@ def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int
     report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
     if stream is not None:
         stream.finish(report)
-    print_report(report, quiet=options.quiet, strict=options.strict, bar=_bar(options, suite))
+    bar = _bar(options, suite)
+    print_report(report, quiet=options.quiet, strict=options.strict, bar=bar)
+    _record(report, options)  # first: a report path that cannot be written must not lose the run
     _write_reports(report, options)
-    _record(report, options)
     if report.interrupted:
         return EXIT_INTERRUPTED
-    bar = _bar(options, suite)
     return 0 if report.rate(strict=options.strict) >= bar else EXIT_BELOW_BAR
 
 
