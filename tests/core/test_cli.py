@@ -486,3 +486,19 @@ def test_listing_evaluators_imports_no_evaluator_code_and_nothing_heavy() -> Non
         "sqlite3",
     }
     assert imported & heavy == set()
+
+
+def test_filter_runs_only_the_cases_whose_names_match(project: Path) -> None:
+    name = suite(project, PASSING)
+    only = cli(project, "run", name, "--no-history", "-k", "GREET", "--json", "r.json")
+    assert only.returncode == 0
+    assert [c["name"] for c in json.loads((project / "r.json").read_text())["cases"]] == ["greets"]
+    globbed = cli(project, "run", name, "--no-history", "--filter", "w*y", "--filter", "nothing", "--json", "r.json")
+    assert globbed.returncode == 0
+    assert [c["name"] for c in json.loads((project / "r.json").read_text())["cases"]] == ["warranty"]
+
+
+def test_filter_that_matches_nothing_is_a_usage_error(project: Path) -> None:
+    result = cli(project, "run", suite(project, PASSING), "--no-history", "-k", "nope")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: suite.yaml: no case matches --filter 'nope' (2 cases in the suite)"

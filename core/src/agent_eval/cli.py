@@ -137,6 +137,14 @@ _FILE = click.Path(dir_okay=False)
 )
 @click.option("--no-history", is_flag=True, help="Do not record this run.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
+@click.option(
+    "--filter",
+    "-k",
+    "filters",
+    multiple=True,
+    metavar="PATTERN",
+    help="Run only the cases whose name contains PATTERN (or matches it, with * or ?); repeatable.",
+)
 def run(suite_file: str, agent_ref: str | None, **options: Any) -> None:
     """Run the cases of SUITE against the agent and grade them."""
     from pathlib import Path
@@ -145,7 +153,9 @@ def run(suite_file: str, agent_ref: str | None, **options: Any) -> None:
 
     if options["history_path"] is not None and options["no_history"]:
         raise click.UsageError("--history and --no-history exclude each other")
-    paths = {key: Path(value) for key, value in options.items() if key.endswith("_path") and value is not None}
+    paths: dict[str, Any] = {
+        key: Path(value) for key, value in options.items() if key.endswith("_path") and value is not None
+    }
     code = execute(Path(suite_file), agent_ref, RunOptions(**{**options, **paths}))
     sys.exit(code)
 

@@ -38,12 +38,13 @@ class RunOptions:
     history_path: Path | None = None
     no_history: bool = False
     quiet: bool = False
+    filters: tuple[str, ...] = ()
 
 
 def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int:
     """Run a suite file as the CLI does and return the exit code."""
     registry = get_registry()
-    suite = _load(suite_path, registry)
+    suite = _select(_load(suite_path, registry), options.filters)
     reference, agent = _agent(agent_ref, suite)
     for broken in registry.broken:
         print(f"warning: {broken.message()}", file=sys.stderr)
@@ -91,6 +92,29 @@ def _load(path: Path, registry: Registry) -> SuiteFile:
         raise UsageProblem(error.problems) from None
 
 
+def _select(suite: SuiteFile, filters: tuple[str, ...]) -> SuiteFile:
+    """The suite with only the cases whose names match one of ``filters`` (all when none given)."""
+    if not filters:
+        return suite
+    import fnmatch
+
+    def wanted(name: str) -> bool:
+        lowered = name.lower()
+        for pattern in filters:
+            pattern = pattern.lower()
+            if any(char in pattern for char in "*?[") and fnmatch.fnmatchcase(lowered, pattern):
+                return True
+            if pattern in lowered:
+                return True
+        return False
+
+    cases = [case for case in suite.cases if wanted(case.name)]
+    if not cases:
+        shown = ", ".join(repr(f) for f in filters)
+        raise UsageProblem(f"{suite.path}: no case matches --filter {shown} ({len(suite.cases)} cases in the suite)")
+    return attrs.evolve(suite, cases=cases)
+
+
 def _agent(agent_ref: str | None, suite: SuiteFile) -> tuple[str, Callable[..., Any]]:
     from agent_eval.references import load_agent
 
@@ -122,6 +146,7 @@ def _run_info(suite: SuiteFile, reference: str, options: RunOptions) -> dict[str
         "strict": options.strict,
         "concurrency": options.concurrency or suite.concurrency or 1,
         "timeout": options.timeout or suite.timeout,
+        "filters": list(options.filters),
     }
 
 
