@@ -98,6 +98,26 @@ def git_revision() -> str:
     return revision + (" (core or plugins modified)" if dirty.stdout.strip() else "")
 
 
+#: What scenario C means by "all plugins installed".
+EXPECTED_EVALUATORS = ("contains", "matches", "exact_match", "valid_json", "llm_judge")
+
+
+def evaluators() -> list[str]:
+    """The evaluators `agent-eval list-evaluators --json` lists."""
+    command = [str(PROJECT_PYTHON.parent / "agent-eval"), "list-evaluators", "--json"]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    try:
+        return sorted(str(item["name"]) for item in json.loads(result.stdout))
+    except (ValueError, TypeError, KeyError):
+        return []
+
+
+def missing_evaluators() -> list[str]:
+    """The expected evaluators that are not installed."""
+    installed = set(evaluators())
+    return [name for name in EXPECTED_EVALUATORS if name not in installed]
+
+
 def describe() -> list[tuple[str, str]]:
     """(what, value) lines describing the machine and the software measured."""
     lines = [
@@ -109,6 +129,7 @@ def describe() -> list[tuple[str, str]]:
     ]
     project = versions(PROJECT_PYTHON, PROJECT_PACKAGES)
     lines.append(("agent-eval side", ", ".join(f"{name} {version}" for name, version in project.items())))
+    lines.append(("Evaluators installed", ", ".join(evaluators()) or "none"))
     for peer, names in PEER_PACKAGES.items():
         found = versions(python_of(peer), names)
         pinned = ", ".join(PINS[peer])

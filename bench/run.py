@@ -9,6 +9,7 @@ misses a target, the profile of that scenario goes into the report too.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shutil
 import sys
@@ -16,6 +17,7 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import judge
 import machine
@@ -44,6 +46,7 @@ def options() -> argparse.Namespace:
     parser.add_argument("--quiet-load", type=float, default=1.0, help="1-minute load that counts as quiet")
     parser.add_argument("--no-profile", action="store_true", help="skip profiling missed targets")
     parser.add_argument("--output", type=Path, default=BENCH / "RESULTS.md")
+    parser.add_argument("--render", action="store_true", help="rewrite the report from the last run, measuring nothing")
     args = parser.parse_args()
     if args.quick:
         args.repeats = 2
@@ -58,6 +61,9 @@ def prepare() -> list[str]:
         setup_envs.ensure(peer)
         frameworks.append(peer)
     setup_envs.ensure("profile")
+    missing = machine.missing_evaluators()
+    if missing:
+        log(f"bench: warning: evaluators not installed: {', '.join(missing)}; run `make bench` to install them")
     return frameworks
 
 
@@ -79,11 +85,26 @@ def measure(args: argparse.Namespace, frameworks: list[str]) -> results.Outcomes
     return outcomes
 
 
-def save(outcomes: results.Outcomes) -> None:
-    """Keep every run's measurements in bench/.work/last-run.json, for a closer look."""
+LAST_RUN = setup_envs.WORK / "last-run.json"
+
+
+def save(outcomes: results.Outcomes, **extra: object) -> None:
+    """Keep every run's measurements (and ``extra``) in bench/.work/last-run.json, for ``--render``."""
     setup_envs.WORK.mkdir(parents=True, exist_ok=True)
-    data = {" | ".join(key): {"runs": outcome.runs, "error": outcome.error} for key, outcome in outcomes.items()}
-    (setup_envs.WORK / "last-run.json").write_text(json.dumps(data, indent=1))
+    jobs = [{"job": dataclasses.asdict(o.job), "runs": o.runs, "error": o.error} for o in outcomes.values()]
+    previous = json.loads(LAST_RUN.read_text()) if extra and LAST_RUN.exists() else {}
+    LAST_RUN.write_text(json.dumps({**previous, "outcomes": jobs, **extra}, indent=1))
+
+
+def load_saved() -> tuple[results.Outcomes, dict[str, Any]]:
+    """The outcomes and extras that :func:`save` kept."""
+    data = json.loads(LAST_RUN.read_text())
+    outcomes: results.Outcomes = {}
+    for item in data.pop("outcomes"):
+        fields = item["job"]
+        job = scenarios.Job(**{**fields, "command": tuple(fields["command"])})
+        outcomes[job.key] = scenarios.Outcome(job, item["runs"], item["error"])
+    return outcomes, data
 
 
 def fmt(value: float | None) -> str:
@@ -201,27 +222,33 @@ NOTES = f"""\
   evaluator/scorer does what the floor does (lower-case once, `in` per keyword).
 - F: the test server (`agent_eval.testing.ChatServer`) runs in its own process, answers every request with a
   verdict after {scenarios.JUDGE_DELAY * 1000:.0f} ms; `AGENT_EVAL_JUDGE_CONCURRENCY={scenarios.CONCURRENCY}`,
-  a fresh `AGENT_EVAL_CACHE_DIR` per round, the cached run right after the first in a new process. floor: one
-  `httpx.AsyncClient` (50 connections) under a semaphore, posting the same number of requests.
+  a fresh `AGENT_EVAL_CACHE_DIR` per round, the cached run right after the first in a new process. Two floors
+  post the same number of requests: HTTP/1.1 written by hand over {scenarios.CONCURRENCY} kept-alive asyncio
+  connections (the least client work there can be, so it shows what the server allows), and one
+  `httpx.AsyncClient` with {scenarios.CONCURRENCY} connections under a semaphore (the plain way).
 - C: wall time of the whole process, median of the runs.
 """
 
 
 def write_report(
-    path: Path, table: list[Row], found: list[Target], shown: list[tuple[str, list[str]]], load_note: str
+    path: Path,
+    table: list[Row],
+    found: list[Target],
+    shown: list[tuple[str, list[str]]],
+    load_note: str,
+    when: str,
 ) -> None:
     """Write RESULTS.md."""
-    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     parts = [
         "# agent-eval against peer frameworks",
         "",
-        f"Written by `make bench` (bench/run.py) on {now}. This machine is shared: absolute times drift from",
+        f"Written by `make bench` (bench/run.py); measured {when}. This machine is shared: absolute times drift from",
         "run to run, the ratios measured within one run are what count.",
         "",
         "## Machine",
         "",
         *(f"- {what}: {value}" for what, value in machine.describe()),
-        f"- Load: {load_note}; {machine.load()[0]:.2f} at the end",
+        f"- Load: {load_note}",
         "",
         "## Results",
         "",
@@ -247,20 +274,37 @@ def write_report(
 def main() -> None:
     """Set up, measure, print and write the results."""
     args = options()
+    if args.render:
+        outcomes, extra = load_saved()
+        render(
+            args.output, outcomes, [(t, list(lines)) for t, lines in extra["profiles"]], extra["load"], extra["when"]
+        )
+        return
     frameworks = prepare()
     load_note = machine.wait_for_quiet(args.wait_minutes, args.quiet_load)
     log(f"bench: {load_note}")
     started = time.monotonic()
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     outcomes = measure(args, frameworks)
+    load_note += f"; {machine.load()[0]:.2f} at the end"
     save(outcomes)
+    found = results.targets(outcomes)
+    shown = [] if args.no_profile else profiles(found)
+    save(outcomes, profiles=shown, load=load_note, when=when)
+    render(args.output, outcomes, shown, load_note, when)
+    log(f"bench: done in {time.monotonic() - started:.0f} s; wrote {args.output}")
+
+
+def render(
+    path: Path, outcomes: results.Outcomes, shown: list[tuple[str, list[str]]], load_note: str, when: str
+) -> None:
+    """Print the table and the targets, and write the report."""
     table = results.rows(outcomes)
     found = results.targets(outcomes)
     print(text_table(table))
     print()
     print("\n".join(target_lines(found)))
-    shown = [] if args.no_profile else profiles(found)
-    write_report(args.output, table, found, shown, load_note)
-    log(f"bench: done in {time.monotonic() - started:.0f} s; wrote {args.output}")
+    write_report(path, table, found, shown, load_note, when)
 
 
 if __name__ == "__main__":

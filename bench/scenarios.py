@@ -62,6 +62,7 @@ class Outcome:
     job: Job
     runs: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
+    failures: int = 0
 
     def median(self, name: str) -> float:
         """The median of measurement ``name`` over the runs."""
@@ -168,7 +169,10 @@ def run_interleaved(jobs: list[Job], log: Any) -> dict[tuple[str, str, str], Out
             try:
                 outcome.runs.append(run_once(job))
             except RuntimeError as error:
-                outcome.error = str(error)
+                outcome.failures += 1
                 log(f"  {job.scenario} {job.framework} {job.label}: failed: {error}")
+                # One failure may be a package being reinstalled under us; a second one stops the job.
+                if outcome.failures > 1:
+                    outcome.error = str(error)
         log(f"  round {round_ + 1}/{rounds} done (load {os.getloadavg()[0]:.2f})")
     return outcomes
