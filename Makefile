@@ -32,8 +32,10 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/python -m pytest
 
+## bench: agent-eval against pydantic-evals, inspect-ai and plain asyncio; writes bench/RESULTS.md
+## (not part of CI; BENCH_ARGS=--quick for a short run)
 bench: $(STAMP)
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .agent-eval

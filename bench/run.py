@@ -56,6 +56,7 @@ def options() -> argparse.Namespace:
 def prepare() -> list[str]:
     """Check the project's venv and set up the peers' venvs; return the frameworks that can run."""
     setup_envs.check_project()
+    setup_envs.WORK.mkdir(parents=True, exist_ok=True)
     frameworks = ["floor", "agent-eval"]
     for peer in results.PEERS:
         setup_envs.ensure(peer)
@@ -235,6 +236,7 @@ def write_report(
     table: list[Row],
     found: list[Target],
     shown: list[tuple[str, list[str]]],
+    described: list[tuple[str, str]],
     load_note: str,
     when: str,
 ) -> None:
@@ -247,7 +249,7 @@ def write_report(
         "",
         "## Machine",
         "",
-        *(f"- {what}: {value}" for what, value in machine.describe()),
+        *(f"- {what}: {value}" for what, value in described),
         f"- Load: {load_note}",
         "",
         "## Results",
@@ -276,9 +278,9 @@ def main() -> None:
     args = options()
     if args.render:
         outcomes, extra = load_saved()
-        render(
-            args.output, outcomes, [(t, list(lines)) for t, lines in extra["profiles"]], extra["load"], extra["when"]
-        )
+        shown = [(title, list(lines)) for title, lines in extra["profiles"]]
+        described = [(what, value) for what, value in extra["machine"]]
+        render(args.output, outcomes, shown, described, extra["load"], extra["when"])
         return
     frameworks = prepare()
     load_note = machine.wait_for_quiet(args.wait_minutes, args.quiet_load)
@@ -287,16 +289,22 @@ def main() -> None:
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     outcomes = measure(args, frameworks)
     load_note += f"; {machine.load()[0]:.2f} at the end"
+    described = machine.describe()
     save(outcomes)
     found = results.targets(outcomes)
     shown = [] if args.no_profile else profiles(found)
-    save(outcomes, profiles=shown, load=load_note, when=when)
-    render(args.output, outcomes, shown, load_note, when)
+    save(outcomes, profiles=shown, machine=described, load=load_note, when=when)
+    render(args.output, outcomes, shown, described, load_note, when)
     log(f"bench: done in {time.monotonic() - started:.0f} s; wrote {args.output}")
 
 
 def render(
-    path: Path, outcomes: results.Outcomes, shown: list[tuple[str, list[str]]], load_note: str, when: str
+    path: Path,
+    outcomes: results.Outcomes,
+    shown: list[tuple[str, list[str]]],
+    described: list[tuple[str, str]],
+    load_note: str,
+    when: str,
 ) -> None:
     """Print the table and the targets, and write the report."""
     table = results.rows(outcomes)
@@ -304,7 +312,7 @@ def render(
     print(text_table(table))
     print()
     print("\n".join(target_lines(found)))
-    write_report(path, table, found, shown, load_note, when)
+    write_report(path, table, found, shown, described, load_note, when)
 
 
 if __name__ == "__main__":
