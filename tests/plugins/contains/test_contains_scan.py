@@ -43,13 +43,18 @@ ALPHABETS = ["ab", "ab -", "aé_ .", "xyz1+"]
 @pytest.mark.parametrize("whole_words", [False, True])
 @pytest.mark.parametrize("budget", [1, 1 << 22], ids=["small-windows", "one-window"])
 @pytest.mark.parametrize("max_passes", [0, 64], ids=["one-pattern", "pass-per-first-character"])
+@pytest.mark.parametrize("direct_limit", [0, 8], ids=["patterns", "substring-search-when-few"])
 @pytest.mark.parametrize("alphabet", ALPHABETS)
-def test_finder_agrees_with_naive_search(alphabet: str, max_passes: int, budget: int, whole_words: bool) -> None:
-    rng = random.Random(f"{alphabet}{max_passes}{budget}{whole_words}")
+def test_finder_agrees_with_naive_search(
+    alphabet: str, direct_limit: int, max_passes: int, budget: int, whole_words: bool
+) -> None:
+    rng = random.Random(f"{alphabet}{max_passes}{budget}{whole_words}{direct_limit}")
     for _ in range(300):
-        phrases = random_phrases(rng, alphabet, rng.randint(1, 8), 5)
+        phrases = random_phrases(rng, alphabet, rng.randint(1, 12), 5)
         text = "".join(rng.choices(alphabet, k=rng.randint(0, 60)))
-        finder = PhraseFinder.compile(phrases, whole_words=whole_words, max_passes=max_passes, capture_budget=budget)
+        finder = PhraseFinder.compile(
+            phrases, whole_words=whole_words, max_passes=max_passes, capture_budget=budget, direct_limit=direct_limit
+        )
         assert finder.find(text) == naive_find(phrases, text, whole_words), (phrases, text)
 
 

@@ -31,6 +31,9 @@ FAN = 4
 #: Roughly how many characters of matches one search may hold at once: a text is searched in
 #: overlapping windows so that a long phrase matching at every position cannot exhaust memory.
 CAPTURE_BUDGET = 1 << 22
+#: Up to this many phrases (and no whole-word rule), each is looked for with ``in``: for the few
+#: keywords of a typical case, C's substring search costs less than running any pattern.
+DIRECT_LIMIT = 8
 
 _END = ""
 _WORD = re.compile(r"\w")
@@ -54,6 +57,8 @@ class PhraseFinder:
     patterns: tuple[tuple[str, re.Pattern[str]], ...] = attrs.field(repr=False, eq=False)
     lengths: tuple[int, ...] = attrs.field(repr=False, eq=False)
     window: int = attrs.field(repr=False, eq=False)
+    #: Few phrases and no word boundaries: C's substring search beats any pattern.
+    direct: bool = attrs.field(default=False, repr=False, eq=False)
 
     @classmethod
     def compile(
@@ -63,6 +68,7 @@ class PhraseFinder:
         whole_words: bool = False,
         max_passes: int = MAX_PASSES,
         capture_budget: int = CAPTURE_BUDGET,
+        direct_limit: int = DIRECT_LIMIT,
     ) -> PhraseFinder:
         """Compile ``phrases`` (non-empty strings, compared exactly) for searching."""
         unique = sorted(set(phrases))
@@ -76,10 +82,13 @@ class PhraseFinder:
             patterns = builder.compile(unique, False)
         lengths = tuple(sorted({len(phrase) for phrase in unique})) or (1,)
         window = max(2 * lengths[-1], capture_budget // lengths[-1])
-        return cls(frozenset(unique), whole_words, tuple(patterns), lengths, window)
+        direct = not whole_words and len(unique) <= direct_limit
+        return cls(frozenset(unique), whole_words, tuple(patterns), lengths, window, direct)
 
     def find(self, text: str) -> set[str]:
         """The phrases that occur in ``text`` (with whole_words: not inside a longer word)."""
+        if self.direct:
+            return {phrase for phrase in self.phrases if phrase in text}
         found: set[str] = set()
         for start, end in self._windows(text) if self.patterns else ():
             longest: set[str] = set()
