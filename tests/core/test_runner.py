@@ -418,3 +418,17 @@ def test_evaluators_with_aclose_are_closed_once_after_the_run() -> None:
     shared = Holder()
     run(echo, [{"name": f"c{i}", "input": i, "evaluator": shared} for i in range(3)])
     assert Holder.closed == 1
+
+
+def test_the_programs_own_signal_handlers_are_back_after_a_run() -> None:
+    import signal
+
+    def mine(signum: int, frame: object) -> None:
+        pass
+
+    before = signal.signal(signal.SIGTERM, mine)
+    try:
+        run(echo, [{"name": "a", "input": "q", "evaluator": has_hello}])
+        assert signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -390,7 +390,6 @@ def _assemble(case: Case, output: Any, evaluations: Sequence[Evaluation], durati
 def _graceful_signals(runner: _Runner) -> Iterator[None]:
     """First SIGINT/SIGTERM stops the run gracefully; a second one exits at once with 130."""
     loop = asyncio.get_running_loop()
-    installed: list[int] = []
 
     def on_signal(signum: int) -> None:
         if runner.stopping:
@@ -406,14 +405,18 @@ def _graceful_signals(runner: _Runner) -> Iterator[None]:
         )
         runner.stop()
 
+    previous: dict[int, Any] = {}
     for wanted in (signal.SIGINT, signal.SIGTERM):
+        before = signal.getsignal(wanted)
         try:
             loop.add_signal_handler(wanted, on_signal, int(wanted))
         except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no support
             continue
-        installed.append(int(wanted))
+        previous[int(wanted)] = before
     try:
         yield
     finally:
-        for number in installed:
+        for number, before in previous.items():
             loop.remove_signal_handler(number)
+            if before is not None:
+                signal.signal(number, before)  # the program's own handler, as it was before the run
