@@ -17,6 +17,9 @@ def judge_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     for name in list(os.environ):
         if name.startswith(("AGENT_EVAL_JUDGE_", "AGENT_EVAL_CACHE")) or name in ("GROQ_API_KEY", "XDG_CACHE_HOME"):
             monkeypatch.delenv(name)
+        # A proxy in the developer's environment would stand between the judge and the test server.
+        if name.lower() in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+            monkeypatch.delenv(name)
     cache = tmp_path / "cache"
     monkeypatch.setenv("AGENT_EVAL_CACHE_DIR", str(cache))
     monkeypatch.setenv("AGENT_EVAL_JUDGE_BACKOFF_BASE", "0.01")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from agent_eval import EvalReport, EvalSuite
@@ -41,3 +42,10 @@ def only(report: EvalReport) -> Any:
     """The single case of a one-case report."""
     assert len(report.cases) == 1
     return report.cases[0]
+
+
+def stored_verdicts(cache_root: Path) -> dict[str, Any]:
+    """Every readable verdict under a cache folder, by key, as a fresh run would load them."""
+    from agent_eval_judge.cache import VerdictCache
+
+    return VerdictCache(str(cache_root / "judge")).stored()

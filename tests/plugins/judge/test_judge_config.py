@@ -120,7 +120,7 @@ def test_settings_defaults_and_overrides() -> None:
     )
     assert (settings.timeout, settings.max_retries, settings.concurrency) == (2.5, 0, 50)
     assert settings.cache is False
-    assert settings.cache_dir == Path("/tmp/judge-cache")
+    assert settings.cache_dir == "/tmp/judge-cache"
 
 
 @pytest.mark.parametrize(
@@ -142,10 +142,11 @@ def test_bad_settings_name_the_variable_and_the_value(name: str, value: str) -> 
 
 
 def test_cache_dir_follows_xdg_then_home(tmp_path: Path) -> None:
-    assert default_cache_dir({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "agent-eval"
-    assert default_cache_dir({}) == Path.home() / ".cache" / "agent-eval"
-    assert default_cache_dir({"XDG_CACHE_HOME": "relative/path"}) == Path.home() / ".cache" / "agent-eval"
-    assert default_cache_dir({"AGENT_EVAL_CACHE_DIR": str(tmp_path / "x")}) == tmp_path / "x"
+    assert default_cache_dir({"XDG_CACHE_HOME": str(tmp_path)}) == str(tmp_path / "agent-eval")
+    assert default_cache_dir({}) == str(Path.home() / ".cache" / "agent-eval")
+    assert default_cache_dir({"XDG_CACHE_HOME": "relative/path"}) == str(Path.home() / ".cache" / "agent-eval")
+    assert default_cache_dir({"AGENT_EVAL_CACHE_DIR": str(tmp_path / "x")}) == str(tmp_path / "x")
+    assert default_cache_dir({"AGENT_EVAL_CACHE_DIR": "~/judged"}) == str(Path.home() / "judged")
 
 
 def test_redact_removes_secrets_from_the_environment_and_credential_patterns(monkeypatch: pytest.MonkeyPatch) -> None:

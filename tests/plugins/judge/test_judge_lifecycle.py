@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -17,7 +18,7 @@ from agent_eval.plugins import registry_of
 from agent_eval.suite import load_suite
 from agent_eval.testing import ChatServer
 from agent_eval_judge import LLMJudge, llm_judge, plugin
-from agent_eval_judge import transport as judge_transport
+from agent_eval_judge import session as judge_session
 
 
 def test_one_connection_serves_every_judge_of_a_run(judge_at: ChatServer) -> None:
@@ -31,7 +32,7 @@ def test_runner_closes_the_client_at_the_end_of_the_run(judge_at: ChatServer) ->
     judges = [llm_judge("a"), llm_judge("b")]
     run_cases(judges)
     assert all(judge.sessions == [] for judge in judges)
-    assert len(judge_transport._sessions) == 0
+    assert len(judge_session._sessions) == 0
 
 
 def test_each_run_gets_a_fresh_client(judge_at: ChatServer) -> None:
@@ -140,3 +141,57 @@ def test_installed_entry_point_lists_llm_judge_with_its_parameters() -> None:
     assert entry["description"].startswith("Grades the answer against a natural-language criterion")
     names = [parameter["name"] for parameter in entry["parameters"]]
     assert names == ["criteria", "judge_agent", "model", "include_input", "include_expected", "samples", "cache"]
+
+
+def test_settings_are_read_once_per_run_not_per_evaluation(
+    judge_at: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_eval_judge.config import Settings
+
+    reads = []
+    real = Settings.from_env.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[Settings], environ: object = None) -> Settings:
+        reads.append(1)
+        return real(cls, environ)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Settings, "from_env", classmethod(counted))
+    judge_at.responder = lambda _: verdict_reply(True)
+    run_cases([llm_judge(f"criterion {i}") for i in range(6)], concurrency=3)
+    assert len(reads) == 1
+    run_cases([llm_judge("another run")])
+    assert len(reads) == 2
+
+
+def test_a_run_served_from_the_cache_never_loads_httpx(judge_at: ChatServer, tmp_path: Path) -> None:
+    judge_at.responder = lambda _: verdict_reply(True)
+    code = (
+        "import sys\n"
+        "from agent_eval import EvalSuite\n"
+        "from agent_eval_judge import llm_judge\n"
+        "cases = [{'name': f'c{i}', 'input': f'q{i}', 'evaluator': llm_judge('polite')} for i in range(3)]\n"
+        "report = EvalSuite(lambda q: 'Hello', cases).run(print=False)\n"
+        "print(report.passed, report.usage.get('cache_hits', 0), 'httpx' in sys.modules)\n"
+    )
+    env = {**os.environ}
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert first.stdout.split() == ["3", "0", "True"]
+    assert second.stdout.split() == ["3", "3", "False"]
+    assert len(judge_at.requests) == 3
+
+
+def test_a_configured_proxy_carries_the_requests(judge_at: ChatServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """HTTP_PROXY set: the judge goes through httpx's own transport, which sends the request to the proxy."""
+    judge_at.responder = lambda _: verdict_reply(True)
+    with ChatServer() as proxy:
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.port}")
+        run_cases([llm_judge("polite", cache=False)])
+        assert judge_at.requests == []
+        (request,) = proxy.requests
+        # A proxy is sent the absolute URL of the real endpoint (which this test server does not forward).
+        assert request.path == f"{judge_at.url}/chat/completions"
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        assert run_cases([llm_judge("polite", cache=False)]).cases[0].status == "passed"
+        assert len(judge_at.requests) == 1
+        assert len(proxy.requests) == 1

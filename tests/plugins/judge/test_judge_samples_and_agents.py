@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from judge_helpers import only, run_cases, verdict_reply, verdict_text
+from judge_helpers import only, run_cases, stored_verdicts, verdict_reply, verdict_text
 
 from agent_eval import AgentContext, Verdict
 from agent_eval.testing import ChatServer
@@ -48,7 +48,7 @@ def test_samples_are_independent_calls_each_with_its_own_marker_code(judge_at: C
 def test_samples_are_cached_one_by_one(judge_at: ChatServer, judge_environment: Path) -> None:
     judge_at.queue(verdict_reply(True), verdict_reply(False, 0.2), verdict_reply(True))
     first = only(run_cases([llm_judge("polite", samples=3)]))
-    assert len(list(judge_environment.rglob("*.json"))) == 3
+    assert len(stored_verdicts(judge_environment)) == 3
     second = only(run_cases([llm_judge("polite", samples=3)]))
     assert len(judge_at.requests) == 3
     assert (second.status, second.score, second.reason) == (first.status, first.score, first.reason)

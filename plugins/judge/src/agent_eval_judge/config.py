@@ -1,11 +1,14 @@
-"""Where the judge is and how it behaves, read from the environment at each evaluation."""
+"""Where the judge is and how it behaves, read from the environment once per run."""
+
+# The cache folder is a string (see cache.py); pathlib is not imported on a cached run.
+# ruff: noqa: PTH111, PTH117, PTH118
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -45,14 +48,16 @@ class Endpoint:
     #: Which variable named the endpoint, for hints in error messages.
     source: str = BASE_URL
 
-    @property
+    # The URL's parts are worked out once per endpoint: a run asks for them on every evaluation.
+
+    @functools.cached_property
     def chat_url(self) -> str:
         """``{base}/chat/completions``, keeping any query string of the base URL."""
         parts = urlsplit(self.base_url)
         path = parts.path.rstrip("/") + "/chat/completions"
         return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
 
-    @property
+    @functools.cached_property
     def display(self) -> str:
         """``host:port/path`` without credentials or query: safe to show and to hash."""
         parts = urlsplit(self.base_url)
@@ -61,7 +66,7 @@ class Endpoint:
             host = f"{host}:{parts.port}"
         return host + parts.path.rstrip("/")
 
-    @property
+    @functools.cached_property
     def identity(self) -> str:
         """Scheme, host, port and path: what identifies the endpoint in the cache and the cool-down."""
         return f"{urlsplit(self.base_url).scheme}://{self.display}"
@@ -128,13 +133,14 @@ class Settings:
     #: Answers, inputs and references longer than this many characters are cut before judging.
     max_chars: int = 50_000
     cache: bool = True
-    cache_dir: Path = attrs.field(factory=lambda: default_cache_dir({}))
+    #: The cache folder, as a string: the cache builds its file names with ``os.path``.
+    cache_dir: str = attrs.field(factory=lambda: default_cache_dir({}))
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Read ``AGENT_EVAL_JUDGE_*`` and ``AGENT_EVAL_CACHE_DIR``; a bad value is a JudgeConfigError."""
         env = os.environ if environ is None else environ
-        defaults = cls()
+        defaults = _DEFAULTS
         return cls(
             timeout=_number(env, "AGENT_EVAL_JUDGE_TIMEOUT", float, defaults.timeout, minimum=0.001),
             max_retries=_number(env, "AGENT_EVAL_JUDGE_MAX_RETRIES", int, defaults.max_retries, minimum=0),
@@ -151,14 +157,18 @@ class Settings:
         )
 
 
-def default_cache_dir(environ: Mapping[str, str]) -> Path:
+#: The defaults ``from_env`` falls back on (built without a cache folder, which only the environment decides).
+_DEFAULTS = Settings(cache_dir="")
+
+
+def default_cache_dir(environ: Mapping[str, str]) -> str:
     """``$AGENT_EVAL_CACHE_DIR``, else ``$XDG_CACHE_HOME/agent-eval``, else ``~/.cache/agent-eval``."""
     explicit = environ.get(CACHE_DIR, "").strip()
     if explicit:
-        return Path(explicit).expanduser()
+        return os.path.expanduser(explicit)
     xdg = environ.get("XDG_CACHE_HOME", "").strip()
-    base = Path(xdg).expanduser() if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
-    return base / "agent-eval"
+    base = xdg if xdg and os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "agent-eval")
 
 
 def _number(env: Mapping[str, str], name: str, kind: Callable[[str], T], default: T, *, minimum: float) -> T:

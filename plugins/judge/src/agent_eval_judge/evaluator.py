@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent_eval import EvaluatorContext, Verdict
-    from agent_eval_judge.transport import Session
+    from agent_eval_judge.session import Session
 
 _MAX_SAMPLES = 100
 
@@ -97,10 +97,10 @@ class LLMJudge:
         return await judge(self, output, ctx)
 
     async def aclose(self) -> None:
-        """Release this evaluator's hold on the run's HTTP client (closed once nobody holds it)."""
+        """Release this evaluator's hold on the run's session: cache and HTTP client, closed once nobody holds it."""
         sessions, self.sessions = self.sessions, []
         if sessions:
-            from agent_eval_judge.transport import release
+            from agent_eval_judge.session import release
 
             await release(self, sessions)
 

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from agent_eval import AgentContext, EvaluatorContext, Verdict, as_text
 from agent_eval_judge.answer import JudgeAnswer, Unreadable, parse_answer, shown
-from agent_eval_judge.config import Endpoint, Settings, resolve_endpoint
+from agent_eval_judge.cache import KeyMaker
+from agent_eval_judge.config import Endpoint, Settings
 from agent_eval_judge.errors import JudgeAnswerError, JudgeError
-from agent_eval_judge.prompt import NONCE_PLACEHOLDER, PROMPT_VERSION, Question, clip, new_nonce
+from agent_eval_judge.prompt import NONCE_PLACEHOLDER, PROMPT_VERSION, SYSTEM_PROMPT, Question, clip, new_nonce
 from agent_eval_judge.redact import redact
+from agent_eval_judge.session import Session, session_for
 
 if TYPE_CHECKING:
     from agent_eval_judge.evaluator import LLMJudge
-    from agent_eval_judge.transport import Completion, Session
+    from agent_eval_judge.transport import Completion
 
 
 @attrs.frozen
@@ -38,10 +40,10 @@ async def judge(evaluator: LLMJudge, output: Any, ctx: EvaluatorContext | None) 
     if not text.strip():
         # An empty answer meets no criterion, and some judges pass anything: do not ask.
         return Verdict(False, 0.0, "empty answer: nothing to judge (the judge was not called)")
-    endpoint = None if evaluator.judge_agent is not None else resolve_endpoint(evaluator.model)
-    settings = Settings.from_env()
-    question, clipped = build_question(evaluator, text, ctx, settings.max_chars)
-    samples = await _gather(evaluator, question, ctx, endpoint, settings)
+    session = _session(evaluator)
+    endpoint = None if evaluator.judge_agent is not None else session.endpoint(evaluator.model)
+    question, clipped = build_question(evaluator, text, ctx, session.settings.max_chars)
+    samples = await _gather(evaluator, question, ctx, endpoint, session)
     metadata = _metadata(evaluator, samples, endpoint)
     if clipped:
         metadata["truncated_for_judge"] = True
@@ -66,12 +68,12 @@ async def _gather(
     question: Question,
     ctx: EvaluatorContext | None,
     endpoint: Endpoint | None,
-    settings: Settings,
+    session: Session,
 ) -> list[Sample]:
     def one(index: int) -> Any:
         if endpoint is None:
-            return _ask_agent(evaluator, question, ctx)
-        return _ask_endpoint(evaluator, question, index, endpoint, settings)
+            return _ask_agent(evaluator, question, ctx, session)
+        return _ask_endpoint(evaluator, question, index, endpoint, session)
 
     if evaluator.samples == 1:
         return [await one(0)]
@@ -85,22 +87,21 @@ async def _gather(
 
 
 async def _ask_endpoint(
-    evaluator: LLMJudge, question: Question, index: int, endpoint: Endpoint, settings: Settings
+    evaluator: LLMJudge, question: Question, index: int, endpoint: Endpoint, session: Session
 ) -> Sample:
-    store = key = None
-    if evaluator.cache and settings.cache:
-        from agent_eval_judge.cache import VerdictCache, cache_key
-
-        store = VerdictCache(settings.cache_dir)
-        key = cache_key(key_parts(question, index, endpoint, settings))
+    settings = session.settings
+    store = session.verdicts if evaluator.cache else None
+    key = None
+    if store is not None:
+        key = cache_key(session, question, index, endpoint)
         hit = store.get(key)
         if hit is not None:
             answer, facts = hit
             mode = facts.get("output_mode")
             return Sample(answer, cached=True, output_mode=mode if isinstance(mode, str) else None)
-    completion = await _session(evaluator, settings).complete(endpoint, question.messages(new_nonce()))
+    completion = await session.requester.complete(endpoint, question.messages(new_nonce()))
     try:
-        answer = read_completion(completion, endpoint.describe(), settings.max_tokens)
+        answer = read_completion(completion, endpoint.describe(), settings.max_tokens, session.redact)
     except JudgeError as error:
         # the endpoint was paid for an answer the judge could not use: the report still counts it
         error.metadata.update(model=endpoint.model, usage={**completion.usage, "requests": completion.requests})
@@ -110,7 +111,7 @@ async def _ask_endpoint(
     return Sample(answer, False, completion.usage, completion.requests, completion.output_mode)
 
 
-async def _ask_agent(evaluator: LLMJudge, question: Question, ctx: EvaluatorContext | None) -> Sample:
+async def _ask_agent(evaluator: LLMJudge, question: Question, ctx: EvaluatorContext | None, session: Session) -> Sample:
     from agent_eval.calling import Call
 
     assert evaluator.judge_agent is not None
@@ -127,37 +128,46 @@ async def _ask_agent(evaluator: LLMJudge, question: Question, ctx: EvaluatorCont
     text = as_text(value)
     if not text.strip():
         raise JudgeAnswerError(f"{where}: the judge's answer is empty", category="judge_empty")
-    return Sample(_parse(text, where))
+    return Sample(_parse(text, where, session.redact))
 
 
-def _session(evaluator: LLMJudge, settings: Settings) -> Session:
-    from agent_eval_judge.transport import session_for
-
-    session = session_for(evaluator, settings)
+def _session(evaluator: LLMJudge) -> Session:
+    session = session_for(evaluator)
     if not any(held is session for held in evaluator.sessions):
         evaluator.sessions.append(session)
     return session
 
 
-def key_parts(question: Question, index: int, endpoint: Endpoint, settings: Settings) -> dict[str, Any]:
-    """What a cached verdict depends on.
+def fixed_key_parts(endpoint: Endpoint, settings: Settings) -> dict[str, Any]:
+    """What every cached verdict of an (endpoint, model) depends on: hashed once per run.
 
-    The per-call marker code is replaced by a fixed placeholder, or no run could
-    ever hit the cache. The output mode is left out: it changes the wire format,
-    not the question, and an endpoint that needs a step down would otherwise miss
-    on every fresh run.
+    The output mode is left out: it changes the wire format, not the question,
+    and an endpoint that needs a step down would otherwise miss on every fresh run.
     """
     return {
         "endpoint": endpoint.identity,
         "model": endpoint.model,
-        "messages": question.messages(NONCE_PLACEHOLDER),
         "params": {"temperature": 0, "max_tokens": settings.max_tokens},
         "prompt_version": PROMPT_VERSION,
-        "sample_index": index,
+        "system": SYSTEM_PROMPT,
     }
 
 
-def read_completion(completion: Completion, where: str, max_tokens: int) -> JudgeAnswer:
+def cache_key(session: Session, question: Question, index: int, endpoint: Endpoint) -> str:
+    """The cache key of one sample: the fixed parts, the user message and the sample index.
+
+    The per-call marker code is replaced by a fixed placeholder, or no run could ever hit the cache.
+    """
+    pair = (endpoint.identity, endpoint.model)
+    maker = session.key_makers.get(pair)
+    if maker is None:
+        maker = session.key_makers[pair] = KeyMaker(fixed_key_parts(endpoint, session.settings))
+    return maker.key({"user": question.user_message(NONCE_PLACEHOLDER), "sample_index": index})
+
+
+def read_completion(
+    completion: Completion, where: str, max_tokens: int, scrub: Callable[[str], str] = redact
+) -> JudgeAnswer:
     """The verdict in a completion; a refusal, a cut-off, an empty or unreadable answer raises JudgeAnswerError."""
     if completion.refusal:
         raise JudgeAnswerError(f"{where}: the judge refused: {shown(completion.refusal)}", category="judge_refused")
@@ -172,16 +182,17 @@ def read_completion(completion: Completion, where: str, max_tokens: int) -> Judg
     content = completion.content or ""
     if not content.strip():
         raise JudgeAnswerError(f"{where}: the judge's answer is empty", category="judge_empty")
-    return _parse(content, where)
+    return _parse(content, where, scrub)
 
 
-def _parse(text: str, where: str) -> JudgeAnswer:
+def _parse(text: str, where: str, scrub: Callable[[str], str]) -> JudgeAnswer:
     try:
         answer = parse_answer(text)
     except Unreadable as error:
         raise JudgeAnswerError(f"{where}: {error}") from None
     # The judge never sees the key, but a proxy in between could echo it back in the reason.
-    return attrs.evolve(answer, reason=redact(answer.reason))
+    reason = scrub(answer.reason)
+    return answer if reason == answer.reason else attrs.evolve(answer, reason=reason)
 
 
 def _metadata(evaluator: LLMJudge, samples: list[Sample], endpoint: Endpoint | None) -> dict[str, Any]:

@@ -63,3 +63,23 @@ def redact(text: str, secrets: Iterable[str] | None = None) -> str:
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)
     return text
+
+
+class Redactor:
+    """:func:`redact` with the secret values found once (for a run), which its ``repr`` never shows."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: list[str]) -> None:
+        self._values = values
+
+    @classmethod
+    def from_environment(cls) -> Redactor:
+        """The environment's credentials as they are now."""
+        return cls(known_secrets())
+
+    def __call__(self, text: str) -> str:
+        return redact(text, self._values)
+
+    def __repr__(self) -> str:
+        return f"Redactor({len(self._values)} values)"

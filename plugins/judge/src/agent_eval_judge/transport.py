@@ -1,25 +1,24 @@
-"""Talking to the endpoint: HTTP clients per run, retries, a shared cool-down, and a circuit breaker.
+"""Talking to the endpoint: the run's HTTP client, retries, a shared cool-down, and a circuit breaker.
 
-Every ``llm_judge`` evaluator of a run shares one :class:`Session` per event
-loop: its HTTP connections (see :class:`_Clients`), the output mode each
-(endpoint, model) accepts, a "not before" time per endpoint that every call
-waits for after a 429, and the errors that make retrying pointless (bad key,
-unknown model, exhausted quota), so that later calls fail at once with the
-same message. This module imports httpx; nothing imports it until a request
-is about to be made.
+A run's :class:`~agent_eval_judge.session.Session` makes one :class:`Requester`
+at its first request: one httpx client for the run (on the judge's own
+HTTP/1.1 transport, :mod:`agent_eval_judge.http11`, or on httpx's when the
+environment configures a proxy), the output mode each (endpoint, model)
+accepts, a "not before" time per endpoint that every call waits for after a
+429, and the errors that make retrying pointless (bad key, unknown model,
+exhausted quota), so that later calls fail at once with the same message.
+This module imports httpx; nothing imports it until a request is about to be
+made.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
+import json
 import logging
-import math
 import ssl
-import threading
-import weakref
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -33,6 +32,7 @@ from agent_eval_judge.errors import (
     JudgeRequestError,
     JudgeUnavailable,
 )
+from agent_eval_judge.http11 import Http11Transport
 from agent_eval_judge.logs import install_log_redaction
 from agent_eval_judge.prompt import OUTPUT_MODES, response_format
 from agent_eval_judge.retry import ApiProblem, backoff, server_wait, should_retry_header, with_jitter
@@ -118,80 +118,77 @@ class _EndpointState:
         self.not_before = max(self.not_before, until)
 
 
-class _Clients:
-    """The run's HTTP connections: ``concurrency`` of them, spread over clients of a few connections each.
-
-    httpx's connection pool does work proportional to (requests waiting) x
-    (connections) for every request; with 50 connections in one client that
-    costs more than the requests themselves (measured: about 100 answers/s
-    against 800/s for 13 clients of 4 connections, on a 20 ms endpoint). A
-    request goes to the least busy client, so none ever queues inside its pool.
-    Clients are made on first use, so a run with few judges opens one.
-    """
-
-    SHARD = 4
-
-    def __init__(self, settings: Settings) -> None:
-        count = max(1, math.ceil(settings.concurrency / self.SHARD))
-        self._settings = settings
-        self._clients: list[httpx.AsyncClient | None] = [None] * count
-        self._busy = [0] * count
-
-    @contextlib.asynccontextmanager
-    async def lease(self) -> AsyncIterator[httpx.AsyncClient]:
-        """The least busy client, counted busy while the caller uses it."""
-        index = min(range(len(self._busy)), key=self._busy.__getitem__)
-        client = self._clients[index]
-        if client is None:
-            client = self._clients[index] = self._make()
-        self._busy[index] += 1
-        try:
-            yield client
-        finally:
-            self._busy[index] -= 1
-
-    def _make(self) -> httpx.AsyncClient:
-        settings = self._settings
-        size = min(self.SHARD, settings.concurrency)
-        return httpx.AsyncClient(
-            timeout=httpx.Timeout(settings.timeout, connect=min(settings.timeout, 10.0)),
-            limits=httpx.Limits(max_connections=size, max_keepalive_connections=size),
-            follow_redirects=False,
-            verify=_ssl_context(),
-        )
-
-    async def aclose(self) -> None:
-        """Close every client made."""
-        clients, self._clients = self._clients, [None] * len(self._clients)
-        for client in clients:
-            if client is not None:
-                await client.aclose()
+def _client(settings: Settings) -> httpx.AsyncClient:
+    """The run's one HTTP client, with at most ``concurrency`` connections per endpoint."""
+    timeout = httpx.Timeout(settings.timeout, connect=min(settings.timeout, 10.0))
+    if _proxies_configured():
+        # httpx applies HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and NO_PROXY only through its own transport:
+        # keep that transport whenever one is set, so a proxy the user configured is always honoured.
+        limits = httpx.Limits(max_connections=settings.concurrency, max_keepalive_connections=settings.concurrency)
+        return httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False, verify=_ssl_context())
+    transport = Http11Transport(max_connections=settings.concurrency, ssl_context=_ssl_context)
+    return httpx.AsyncClient(timeout=timeout, transport=transport, follow_redirects=False, trust_env=False)
 
 
-class Session:
-    """The judge's shared state for one run (one event loop)."""
+def _proxies_configured() -> bool:
+    """Whether httpx would route some request through a proxy (it reads the same ``getproxies``)."""
+    from urllib.request import getproxies
+
+    found = getproxies()
+    return any(found.get(scheme) for scheme in ("http", "https", "all"))
+
+
+@attrs.frozen
+class _Target:
+    """Where an endpoint's requests go and the headers they carry, built once per run."""
+
+    url: httpx.URL
+    headers: httpx.Headers = attrs.field(repr=False)
+
+    @classmethod
+    def of(cls, endpoint: Endpoint) -> _Target:
+        headers = {
+            "Accept": "application/json",
+            "Content-Type": "application/json",
+            "User-Agent": f"agent-eval-judge/{__version__}",
+        }
+        if endpoint.api_key is not None:
+            headers["Authorization"] = "Bearer " + endpoint.api_key.reveal()
+        return cls(httpx.URL(endpoint.chat_url), httpx.Headers(headers))
+
+
+class Requester:
+    """The run's HTTP side: its client, and what it learns about each endpoint during the run."""
 
     def __init__(self, settings: Settings) -> None:
         install_log_redaction()
         self.settings = settings
-        self.clients = _Clients(settings)
-        self.users: set[int] = set()
+        self.client = _client(settings)
+        self.timeouts = self.client.timeout.as_dict()
         self._endpoints: dict[str, _EndpointState] = {}
+        self._targets: dict[Endpoint, _Target] = {}
         self._tuning: dict[tuple[str, str], _Tuning] = {}
         self._circuit: dict[tuple[str, str], JudgeError] = {}
         self.closed = False
 
     async def aclose(self) -> None:
-        """Close the HTTP clients (idempotent)."""
+        """Close the HTTP client (idempotent)."""
         if not self.closed:
             self.closed = True
-            await self.clients.aclose()
+            await self.client.aclose()
 
     def _endpoint(self, endpoint: Endpoint) -> _EndpointState:
         state = self._endpoints.get(endpoint.identity)
         if state is None:
             state = self._endpoints[endpoint.identity] = _EndpointState(self.settings.concurrency)
         return state
+
+    def target(self, endpoint: Endpoint) -> _Target:
+        """The endpoint's URL and headers."""
+        target = self._targets.get(endpoint)
+        if target is None:
+            target = self._targets[endpoint] = _Target.of(endpoint)
+        return target
 
     async def complete(self, endpoint: Endpoint, messages: list[dict[str, str]]) -> Completion:
         """Ask the endpoint for a chat completion, riding out rate limits and transient failures."""
@@ -211,9 +208,10 @@ class Session:
 class _Exchange:
     """One question to the endpoint, through as many attempts as the settings allow."""
 
-    def __init__(self, session: Session, endpoint: Endpoint, state: _EndpointState, tuning: _Tuning) -> None:
-        self.session = session
-        self.settings = session.settings
+    def __init__(self, requester: Requester, endpoint: Endpoint, state: _EndpointState, tuning: _Tuning) -> None:
+        self.requester = requester
+        self.settings = requester.settings
+        self.target = requester.target(endpoint)
         self.endpoint = endpoint
         self.state = state
         self.tuning = tuning
@@ -223,12 +221,9 @@ class _Exchange:
         self._next_wait: float | None = None
 
     async def run(self, messages: list[dict[str, str]]) -> Completion:
-        headers = {"User-Agent": f"agent-eval-judge/{__version__}"}
-        if self.endpoint.api_key is not None:
-            headers["Authorization"] = "Bearer " + self.endpoint.api_key.reveal()
         while True:
             body = self.tuning.body(self.endpoint.model, messages, self.settings)
-            response, failure = await self._send(body, headers)
+            response, failure = await self._send(body)
             if response is not None and response.status_code == 200:
                 return self._read(response, _mode_of(body))
             if response is not None:
@@ -238,14 +233,23 @@ class _Exchange:
                 failure = problem.summary()
             await self._after_failure(failure or "no answer")
 
-    async def _send(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[httpx.Response | None, str | None]:
+    async def _send(self, body: dict[str, Any]) -> tuple[httpx.Response | None, str | None]:
+        # Encoded as httpx's json= would, without its per-request merging of client defaults.
+        content = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        target = self.target
         await self.state.wait_turn()
         async with self.state.semaphore:
             await self.state.wait_turn()
             self.requests += 1
+            request = httpx.Request(
+                "POST",
+                target.url,
+                headers=target.headers,
+                content=content,
+                extensions={"timeout": self.requester.timeouts},
+            )
             try:
-                async with self.session.clients.lease() as client:
-                    return await client.post(self.endpoint.chat_url, json=body, headers=headers), None
+                return await self.requester.client.send(request), None
             except httpx.TimeoutException:
                 return None, f"no answer within {self.settings.timeout:g} s (AGENT_EVAL_JUDGE_TIMEOUT)"
             except httpx.TransportError as error:
@@ -371,34 +375,3 @@ def _category(failure: str) -> str:
 def _ssl_context() -> ssl.SSLContext:
     # Loading the certificate store takes tens of milliseconds; do it once per process, not once per run.
     return httpx.create_ssl_context()
-
-
-# -- one session per event loop, shared by every evaluator of the run ------------------------------
-
-_sessions: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Session] = weakref.WeakKeyDictionary()
-_sessions_lock = threading.Lock()
-
-
-def session_for(user: object, settings: Settings) -> Session:
-    """The running loop's session (created on first use), with ``user`` counted among its holders."""
-    loop = asyncio.get_running_loop()
-    with _sessions_lock:
-        session = _sessions.get(loop)
-        if session is None or session.closed:
-            session = _sessions[loop] = Session(settings)
-        session.users.add(id(user))
-    return session
-
-
-async def release(user: object, sessions: list[Session]) -> None:
-    """``user`` is done; close each session that nobody else holds."""
-    for session in sessions:
-        with _sessions_lock:
-            session.users.discard(id(user))
-            last = not session.users
-            if last:
-                for loop, held in list(_sessions.items()):
-                    if held is session:
-                        del _sessions[loop]
-        if last:
-            await session.aclose()
