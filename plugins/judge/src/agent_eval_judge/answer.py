@@ -45,7 +45,8 @@ class JudgeAnswer:
         if not isinstance(data, dict) or not isinstance(data.get("score_given"), bool):
             raise Unreadable("not a stored answer")
         answer = read_verdict(data)
-        return attrs.evolve(answer, score_given=data["score_given"])
+        given = data["score_given"]
+        return answer if answer.score_given == given else attrs.evolve(answer, score_given=given)
 
 
 def parse_answer(text: str) -> JudgeAnswer:

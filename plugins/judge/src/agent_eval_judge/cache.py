@@ -41,6 +41,7 @@ MAX_SEGMENTS = 32
 SETTLED_AFTER = 3600.0
 
 _SUFFIX = ".jsonl"
+_BLOCK = 64 * 1024
 _KEY_LENGTH = 64
 
 log = logging.getLogger("agent_eval_judge")
@@ -58,12 +59,16 @@ class KeyMaker:
     """Cache keys for one endpoint, model and set of parameters: the fixed part is hashed once per run."""
 
     def __init__(self, fixed: Mapping[str, Any]) -> None:
-        self._base = hashlib.sha256(canonical({"format": CACHE_FORMAT, **fixed}))
+        # A JSON object ends itself, so nothing hashed after it can pass for part of it.
+        self._base = hashlib.sha256(canonical({"format": CACHE_FORMAT, **fixed}) + b"\n")
 
-    def key(self, varying: Mapping[str, Any]) -> str:
-        """SHA-256 of the fixed part's canonical JSON, a newline, then ``varying``'s (a JSON object ends itself)."""
+    def key(self, *parts: str) -> str:
+        """SHA-256 of the fixed part, then each part prefixed by its length (so parts cannot run together)."""
         digest = self._base.copy()
-        digest.update(b"\n" + canonical(varying))
+        for part in parts:
+            data = part.encode("utf-8", "surrogatepass")
+            digest.update(b"%d:" % len(data))
+            digest.update(data)
         return digest.hexdigest()
 
 
@@ -104,26 +109,30 @@ class VerdictCache:
         return {key: entry for key, entry in entries.items() if entry is not None}
 
     def close(self) -> None:
-        """Close this run's segment (idempotent); what it holds stays readable."""
+        """Write out and close this run's segment (idempotent)."""
         segment, self._segment = self._segment, None
         if segment is not None:
-            segment.close()
+            try:
+                segment.close()
+            except OSError as error:
+                self._cannot_write(error)
 
     def _append(self, line: bytes) -> None:
         try:
             if self._segment is None:
                 self._segment = _new_segment(self.directory)
-            written = self._segment.write(line)
-            if written != len(line):
-                raise OSError(f"short write ({written} of {len(line)} bytes)")
+            self._segment.write(line)
         except OSError as error:
             # A torn line is a miss for later runs; stop here rather than glue the next line onto it.
             self._unwritable = True
-            log.warning(
-                "agent-eval judge cache: cannot write to %s (%s); this run's verdicts are not stored",
-                self.directory,
-                error.strerror or error,
-            )
+            self._cannot_write(error)
+
+    def _cannot_write(self, error: OSError) -> None:
+        log.warning(
+            "agent-eval judge cache: cannot write to %s (%s); this run's verdicts are not all stored",
+            self.directory,
+            error.strerror or error,
+        )
 
     def _load(self) -> dict[str, bytes]:
         index: dict[str, bytes] = {}
@@ -148,7 +157,8 @@ class VerdictCache:
 def decode(raw: bytes) -> Entry | None:
     """A stored record's answer and facts, or None when it is not one."""
     try:
-        data = json.loads(raw)
+        # Records are written as ASCII; anything else is damage.
+        data = json.loads(raw.decode("ascii"))
         if not isinstance(data, dict):
             return None
         answer = JudgeAnswer.from_dict(data.get("answer"))
@@ -193,8 +203,9 @@ def _new_segment(directory: str) -> IO[bytes]:
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, _segment_name(time.time_ns()))
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | getattr(os, "O_BINARY", 0)
-    # Unbuffered: each line reaches the file in one write, whole, as soon as its verdict is known.
-    return open(os.open(path, flags, 0o600), "ab", buffering=0)
+    # Written in blocks of 64 KiB and at the end of the run, not one system call per verdict: a crash
+    # loses the verdicts of the last block at most (and may tear one line, which is then a miss).
+    return open(os.open(path, flags, 0o600), "ab", buffering=_BLOCK)
 
 
 def compact(directory: str, names: list[str], *, settled_after: float = SETTLED_AFTER) -> list[str]:

@@ -6,7 +6,8 @@ nothing heavy: the judging itself lives in :mod:`agent_eval_judge.judging`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -92,9 +93,7 @@ class LLMJudge:
 
     async def __call__(self, output: Any, ctx: EvaluatorContext | None = None) -> Verdict:
         """Ask the judge whether ``output`` meets the criterion; raise JudgeError when it cannot tell."""
-        from agent_eval_judge.judging import judge
-
-        return await judge(self, output, ctx)
+        return await _judge_function()(self, output, ctx)
 
     async def aclose(self) -> None:
         """Release this evaluator's hold on the run's session: cache and HTTP client, closed once nobody holds it."""
@@ -103,6 +102,14 @@ class LLMJudge:
             from agent_eval_judge.session import release
 
             await release(self, sessions)
+
+
+@functools.cache
+def _judge_function() -> Callable[[LLMJudge, Any, EvaluatorContext | None], Awaitable[Verdict]]:
+    # Imported on the first evaluation, not with the plugin (list-evaluators stays light), and then only once.
+    from agent_eval_judge.judging import judge
+
+    return judge
 
 
 def _judge_agent(value: Callable[..., Any] | str | None) -> Callable[..., Any] | None:

@@ -178,9 +178,11 @@ class _Connection:
         data = _head(request) + (_chunk(body) if _is_chunked(request.headers) else body)
         timeout = timeouts.get("write")
         try:
-            async with asyncio.timeout(timeout):
-                self.writer.write(data)
-                await self.writer.drain()
+            self.writer.write(data)
+            # What the socket did not take at once waits in the transport's buffer: wait for it to drain.
+            if self.writer.transport.get_write_buffer_size():
+                async with asyncio.timeout(timeout):
+                    await self.writer.drain()
         except TimeoutError:
             raise httpx.WriteTimeout(f"could not send the request within {timeout:g} s", request=request) from None
         except OSError as error:

@@ -70,13 +70,16 @@ async def _gather(
     endpoint: Endpoint | None,
     session: Session,
 ) -> list[Sample]:
+    if evaluator.samples == 1:
+        if endpoint is None:
+            return [await _ask_agent(evaluator, question, ctx, session)]
+        return [await _ask_endpoint(evaluator, question, 0, endpoint, session)]
+
     def one(index: int) -> Any:
         if endpoint is None:
             return _ask_agent(evaluator, question, ctx, session)
         return _ask_endpoint(evaluator, question, index, endpoint, session)
 
-    if evaluator.samples == 1:
-        return [await one(0)]
     outcomes = await asyncio.gather(*(one(index) for index in range(evaluator.samples)), return_exceptions=True)
     samples: list[Sample] = []
     for outcome in outcomes:
@@ -132,9 +135,13 @@ async def _ask_agent(evaluator: LLMJudge, question: Question, ctx: EvaluatorCont
 
 
 def _session(evaluator: LLMJudge) -> Session:
+    held = evaluator.sessions
+    # The session this evaluator used last is the running loop's, unless it was closed since.
+    if held and not held[-1].closed and held[-1].loop() is asyncio.get_running_loop():
+        return held[-1]
     session = session_for(evaluator)
-    if not any(held is session for held in evaluator.sessions):
-        evaluator.sessions.append(session)
+    if not any(session is other for other in held):
+        held.append(session)
     return session
 
 
@@ -162,7 +169,7 @@ def cache_key(session: Session, question: Question, index: int, endpoint: Endpoi
     maker = session.key_makers.get(pair)
     if maker is None:
         maker = session.key_makers[pair] = KeyMaker(fixed_key_parts(endpoint, session.settings))
-    return maker.key({"user": question.user_message(NONCE_PLACEHOLDER), "sample_index": index})
+    return maker.key(question.user_message(NONCE_PLACEHOLDER), str(index))
 
 
 def read_completion(

@@ -84,6 +84,8 @@ def new_nonce() -> str:
 
 def defuse(text: str) -> str:
     """``text`` with anything that looks like one of our markers broken up (``<<<`` becomes ``<< <``)."""
+    if "<<<" not in text:
+        return text
     return _MARKER_LIKE.sub(lambda m: "<< <" + m.group(1) + (m.group(2) or "") + m.group(3), text)
 
 

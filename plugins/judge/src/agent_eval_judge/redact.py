@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -14,12 +15,18 @@ _MIN_SECRET = 8
 
 _PATTERNS = (
     # A token has a digit or punctuation somewhere, which keeps "bearer token" itself readable.
-    (re.compile(r"(?i)\b(bearer|basic)\s+(?=[A-Za-z]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,}"), r"\1 " + REDACTED),
-    (re.compile(r"\bsk-[A-Za-z0-9_-]{16,}"), REDACTED),
-    (re.compile(r"\bgsk_[A-Za-z0-9]{20,}"), REDACTED),
-    (re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+@"), REDACTED + "@"),
-    (re.compile(r"(?i)([?&](?:api[_-]?key|key|token|access_token)=)[^&\s#]+"), r"\1" + REDACTED),
+    (r"(?i)\b(bearer|basic)\s+(?=[A-Za-z]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,}", r"\1 " + REDACTED),
+    (r"\bsk-[A-Za-z0-9_-]{16,}", REDACTED),
+    (r"\bgsk_[A-Za-z0-9]{20,}", REDACTED),
+    (r"(?<=://)[^/\s:@]+:[^/\s@]+@", REDACTED + "@"),
+    (r"(?i)([?&](?:api[_-]?key|key|token|access_token)=)[^&\s#]+", r"\1" + REDACTED),
 )
+
+
+@functools.cache
+def _compiled() -> tuple[tuple[re.Pattern[str], str], ...]:
+    # Compiled on first use (about 1.5 ms): a run served from the cache never redacts anything.
+    return tuple((re.compile(pattern), replacement) for pattern, replacement in _PATTERNS)
 
 
 class Secret:
@@ -60,7 +67,7 @@ def redact(text: str, secrets: Iterable[str] | None = None) -> str:
     for value in known_secrets() if secrets is None else secrets:
         if value and value in text:
             text = text.replace(value, REDACTED)
-    for pattern, replacement in _PATTERNS:
+    for pattern, replacement in _compiled():
         text = pattern.sub(replacement, text)
     return text
 

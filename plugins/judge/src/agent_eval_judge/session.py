@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 class Session:
     """The judge's shared state for one run (one event loop)."""
 
-    def __init__(self) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        #: The run's event loop, weakly: the registry below forgets a session whose loop is gone.
+        self.loop = weakref.ref(loop)
         self.users: set[int] = set()
         self.closed = False
         self._settings: Settings | None = None
@@ -100,7 +102,7 @@ def session_for(user: object) -> Session:
     with _sessions_lock:
         session = _sessions.get(loop)
         if session is None or session.closed:
-            session = _sessions[loop] = Session()
+            session = _sessions[loop] = Session(loop)
         session.users.add(id(user))
     return session
 

@@ -109,6 +109,8 @@ class _EndpointState:
         self.not_before = 0.0
 
     async def wait_turn(self) -> None:
+        if not self.not_before:  # no 429 yet in this run
+            return
         loop = asyncio.get_running_loop()
         while (delay := self.not_before - loop.time()) > 0:
             await asyncio.sleep(delay)
