@@ -432,3 +432,23 @@ def test_the_programs_own_signal_handlers_are_back_after_a_run() -> None:
         assert signal.getsignal(signal.SIGTERM) is mine
     finally:
         signal.signal(signal.SIGTERM, before)
+
+
+def test_run_never_builds_the_reports_repr() -> None:
+    """asyncio may repr the main task (result included) on the way out; a big report must not pay for it."""
+    from agent_eval import EvalReport
+
+    calls = 0
+    original = EvalReport.__repr__
+
+    def counting(self: EvalReport) -> str:
+        nonlocal calls
+        calls += 1
+        return original(self)
+
+    EvalReport.__repr__ = counting  # type: ignore[method-assign]
+    try:
+        run(echo, [{"name": f"c{i}", "input": i, "evaluator": has_hello} for i in range(10)])
+    finally:
+        EvalReport.__repr__ = original  # type: ignore[method-assign]
+    assert calls == 0

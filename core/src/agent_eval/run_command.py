@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import sys
 from collections.abc import Callable, Iterator
@@ -63,15 +62,12 @@ def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int
                 stream.case(index, result)
             advance()
 
-        report = asyncio.run(
-            eval_suite.arun(
-                AgentContext(),
-                print=False,
-                concurrency=options.concurrency or suite.concurrency or 1,
-                timeout=options.timeout or suite.timeout,
-                on_result=on_result,
-                handle_signals=True,
-            )
+        report = eval_suite.run(
+            AgentContext(),
+            print=False,
+            concurrency=options.concurrency or suite.concurrency or 1,
+            timeout=options.timeout or suite.timeout,
+            on_result=on_result,
         )
     report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
     if stream is not None:

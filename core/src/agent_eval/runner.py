@@ -64,11 +64,19 @@ class EvalSuite:
             raise AgentEvalError(
                 "EvalSuite.run() cannot be called from a running event loop; use `await suite.arun(...)`."
             )
-        return asyncio.run(
-            self.arun(
-                ctx, print=print, concurrency=concurrency, timeout=timeout, on_result=on_result, handle_signals=True
+        reports: list[EvalReport] = []
+
+        async def main() -> None:
+            # The report is handed out through a list, not as the main task's result: asyncio may
+            # build the task's repr (its result's included) when it restores its SIGINT handler.
+            reports.append(
+                await self.arun(
+                    ctx, print=print, concurrency=concurrency, timeout=timeout, on_result=on_result, handle_signals=True
+                )
             )
-        )
+
+        asyncio.run(main())
+        return reports[0]
 
     async def arun(
         self,
