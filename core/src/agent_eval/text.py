@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import json
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# pathlib and json load only when used: evaluators import this module on their first call.
 _suite_dir: contextvars.ContextVar[Path | None] = contextvars.ContextVar("agent_eval_suite_dir", default=None)
 
 
@@ -21,6 +23,8 @@ def as_text(output: Any) -> str:
     if isinstance(output, bytes | bytearray):
         return bytes(output).decode("utf-8", errors="replace")
     if isinstance(output, dict | list | tuple):
+        import json
+
         try:
             return json.dumps(output, ensure_ascii=False)
         except (TypeError, ValueError):
@@ -30,6 +34,8 @@ def as_text(output: Any) -> str:
 
 def resolve_path(path: str | Path) -> Path:
     """``path`` relative to the suite file being loaded (or the current directory)."""
+    from pathlib import Path
+
     candidate = Path(path).expanduser()
     if candidate.is_absolute():
         return candidate
