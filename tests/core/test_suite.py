@@ -261,3 +261,20 @@ def test_identical_evaluator_entries_share_one_instance(tmp_path: Path) -> None:
 def test_registered_name_is_given_to_evaluators_without_one(tmp_path: Path) -> None:
     suite = load(write(tmp_path, "s.yaml", "cases:\n  - {name: a, input: x, evaluators: [pattern_found: x]}\n"))
     assert suite.cases[0].evaluators[0].name == "pattern_found"
+
+
+@pytest.mark.parametrize(
+    ("name", "body"),
+    [("s.yaml", "cases:\n  - {name: a, input: x}\n"), ("s.json", '{"cases": [{"name": "a", "input": "x"}]}')],
+)
+def test_a_byte_order_mark_is_not_content(tmp_path: Path, name: str, body: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(b"\xef\xbb\xbf" + body.encode())
+    assert [case.name for case in load(path).cases] == ["a"]
+
+
+def test_cases_know_their_line_in_yaml_and_jsonl(tmp_path: Path) -> None:
+    yaml_suite = load(write(tmp_path, "s.yaml", "cases:\n  - {name: a, input: x}\n  - {name: b, input: y}\n"))
+    assert [case.location for case in yaml_suite.cases] == [f"{tmp_path / 's.yaml'}:2", f"{tmp_path / 's.yaml'}:3"]
+    lines = load(write(tmp_path, "c.jsonl", '{"name": "a", "input": 1}\n\n{"name": "b", "input": 2}\n'))
+    assert [case.location for case in lines.cases] == [f"{tmp_path / 'c.jsonl'}:1", f"{tmp_path / 'c.jsonl'}:3"]

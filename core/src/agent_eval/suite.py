@@ -64,6 +64,21 @@ class _Source:
                 return f"{self.path}:{position[0]}:{position[1]}"
         return f"{self.path}:1:1"
 
+    def location(self, at: Path_) -> str:
+        """``file:line`` where that is known without work (YAML, JSONL), else the file alone.
+
+        JSON positions are only worked out for errors: scanning a large file for every case would
+        cost more than loading it.
+        """
+        if self._positions is None:
+            return str(self.path)
+        return self.where(at).rsplit(":", 1)[0]
+
+
+def _where(place: tuple[_Source, Path_]) -> str:
+    source, at = place
+    return source.where(at)
+
 
 def _safe_json_positions(text: str) -> dict[Path_, Position]:
     try:
@@ -80,7 +95,7 @@ def _read(path: Path) -> tuple[str, str]:
         size = path.stat().st_size
         if size > MAX_BYTES:
             raise SuiteError([f"{path}: {size:,} bytes is too large for a suite file (limit {MAX_BYTES:,})"])
-        return path.read_text(encoding="utf-8"), kind
+        return path.read_text(encoding="utf-8-sig"), kind  # -sig: a byte-order mark is not content
     except FileNotFoundError:
         raise SuiteError([f"{path}: no such file"]) from None
     except IsADirectoryError:
@@ -133,9 +148,16 @@ class _LineSource(_Source):
         _, line, column = super().where(at).rsplit(":", 2)
         return f"{self.path}:{self.number + int(line) - 1}:{column}"
 
+    def location(self, at: Path_) -> str:
+        return f"{self.path}:{self.number}"
+
 
 class _Loader:
-    """Validates a parsed suite, collecting every problem before raising."""
+    """Validates a parsed suite, collecting every problem before raising.
+
+    Parsed data holds plain dicts (JSON and YAML give nothing else), so it is checked with
+    ``isinstance(x, dict)``: the ``Mapping`` ABC check costs several times more per value.
+    """
 
     def __init__(self, path: Path, registry: Registry) -> None:
         self.path = path
@@ -164,7 +186,7 @@ class _Loader:
         if isinstance(data, list):
             data = {"cases": data}
             source.data = data
-        if not isinstance(data, Mapping):
+        if not isinstance(data, dict):
             self.problem(source, (), f"a suite file holds a mapping with 'cases', got {_kind(data)}")
             return SuiteFile(self.path, self.path.stem, [])
         return self._suite(source, data)
@@ -221,26 +243,26 @@ class _Loader:
 
     def _cases(self, entries: list[tuple[_Source, Path_]], shared: list[Any]) -> list[Case]:
         cases: list[Case] = []
-        first_seen: dict[str, str] = {}
+        first_seen: dict[str, tuple[_Source, Path_]] = {}
         for index, (source, at) in enumerate(entries):
             data = _get(source.data, at)
             case = self._case(source, at, data, index, shared)
-            name = data.get("name") if isinstance(data, Mapping) else None
+            name = data.get("name") if isinstance(data, dict) else None
             if isinstance(name, str) and name in first_seen:
                 self.problem(
                     source,
                     (*at, "name"),
-                    f"duplicate case name {name!r} (first at {first_seen[name]}); names must be unique",
+                    f"duplicate case name {name!r} (first at {_where(first_seen[name])}); names must be unique",
                 )
                 continue
             if isinstance(name, str):
-                first_seen[name] = source.where((*at, "name"))
+                first_seen[name] = (source, (*at, "name"))
             if case is not None:
                 cases.append(case)
         return cases
 
     def _case(self, source: _Source, at: Path_, data: Any, index: int, shared: list[Any]) -> Case | None:
-        if not isinstance(data, Mapping):
+        if not isinstance(data, dict):
             self.problem(source, at, f"a case is a mapping with 'name', 'input', 'evaluators'; got {_kind(data)}")
             return None
         label = f"case {data['name']!r}" if isinstance(data.get("name"), str) else f"case #{index + 1}"
@@ -255,7 +277,7 @@ class _Loader:
         if "input" not in data:
             self.problem(source, at, f"{label}: missing 'input'")
         metadata = data.get("metadata") or {}
-        if not isinstance(metadata, Mapping):
+        if not isinstance(metadata, dict):
             self.problem(source, (*at, "metadata"), f"{label}: 'metadata' must be a mapping, got {_kind(metadata)}")
         own = self._evaluator_list(source, (*at, "evaluators"), data.get("evaluators"), label)
         if "evaluator" in data:
@@ -269,7 +291,7 @@ class _Loader:
             None,
             (*shared, *own),
             metadata,
-            location=source.where(at).rsplit(":", 1)[0],
+            location=source.location(at),
         )
         self._check_evaluators(source, at, case, label)
         return case
@@ -307,7 +329,7 @@ class _Loader:
     def _evaluator(self, source: _Source, at: Path_, entry: Any, label: str) -> Any:
         if isinstance(entry, str):
             name, arguments = entry, None
-        elif isinstance(entry, Mapping) and len(entry) == 1:
+        elif isinstance(entry, dict) and len(entry) == 1:
             name, arguments = next(iter(entry.items()))
         else:
             self.problem(
@@ -329,7 +351,7 @@ class _Loader:
         factory = self.registry.factory(name)
         args: tuple[Any, ...] = ()
         kwargs: dict[str, Any] = {}
-        if isinstance(arguments, Mapping):
+        if isinstance(arguments, dict):
             kwargs = {str(k): v for k, v in arguments.items()}
         elif arguments is not None:
             args = (arguments,)
@@ -430,7 +452,7 @@ def _kind(value: Any) -> str:
         return f"a number ({value!r})"
     if isinstance(value, str):
         return f"a string ({short_repr(value, 40)})"
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         return "a mapping"
     if isinstance(value, list):
         return "a list"
@@ -438,7 +460,7 @@ def _kind(value: Any) -> str:
 
 
 def _describe_entry(entry: Any) -> str:
-    if isinstance(entry, Mapping):
+    if isinstance(entry, dict):
         keys = ", ".join(repr(k) for k in entry) or "no keys"
         return f"a mapping with {keys}"
     return _kind(entry)
