@@ -502,3 +502,27 @@ def test_filter_that_matches_nothing_is_a_usage_error(project: Path) -> None:
     result = cli(project, "run", suite(project, PASSING), "--no-history", "-k", "nope")
     assert result.returncode == 2
     assert result.stderr.strip() == "error: suite.yaml: no case matches --filter 'nope' (2 cases in the suite)"
+
+
+@pytest.mark.parametrize(("no_color", "coloured"), [(None, True), ("1", False)])
+def test_colour_follows_no_color_in_a_terminal_and_is_off_in_a_pipe(
+    project: Path, no_color: str | None, coloured: bool
+) -> None:
+    import pty
+
+    name = suite(project, PASSING)
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env.update({"PYTHONPATH": str(project / "site"), **ISOLATED})
+    if no_color:
+        env["NO_COLOR"] = no_color
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [str(BIN / "agent-eval"), "run", name, "--no-history", "-q"], cwd=project, env=env, stdout=follower
+    )
+    os.close(follower)
+    process.wait(timeout=60)
+    screen = _read_all(leader)
+    os.close(leader)
+    assert ("\x1b[1;32m" in screen) is coloured  # the summary in bold green
+    piped = cli(project, "run", name, "--no-history", "-q")  # a pipe: plain text
+    assert "\x1b[" not in piped.stdout
