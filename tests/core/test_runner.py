@@ -452,3 +452,15 @@ def test_run_never_builds_the_reports_repr() -> None:
     finally:
         EvalReport.__repr__ = original  # type: ignore[method-assign]
     assert calls == 0
+
+
+def test_an_evaluator_whose_check_case_crashes_is_a_named_problem_not_a_crash() -> None:
+    class Buggy:
+        def __call__(self, output: str) -> bool:
+            return True
+
+        def check_case(self, case: Case) -> None:
+            raise KeyError("expected")
+
+    with pytest.raises(SuiteError, match=r"case 'a': Buggy: check_case failed: KeyError: 'expected'"):
+        EvalSuite(echo, [{"name": "a", "input": 1, "evaluator": Buggy()}])

@@ -130,6 +130,8 @@ def case_problem(evaluator: Any, case: Case) -> str | None:
         check(case)
     except (ValueError, TypeError, AgentEvalError) as error:
         return f"{Call.of(evaluator).name}: {error}"
+    except Exception as error:  # a bug in the evaluator: reported as a problem, not a crash
+        return f"{Call.of(evaluator).name}: check_case failed: {describe_error(error)}"
     return None
 
 
