@@ -23,11 +23,6 @@ _HISTORY_HELP = "Run history database (default .agent-eval/runs.db)."
 _PATH = click.Path(dir_okay=False, path_type=Path)
 
 
-def commands() -> list[click.Command]:
-    """The history commands, for the ``agent-eval`` group."""
-    return [runs, show, compare]
-
-
 @click.command()
 @click.option("--history", "history_path", type=_PATH, help=_HISTORY_HELP)
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Show this many runs.")
