@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -15,10 +16,11 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECTS = {
-    "core": "agent-eval",
+    "core": "agent-eval-core",
     "contains": "agent-eval-contains",
     "exact": "agent-eval-exact",
     "json": "agent-eval-json",
+    "judge": "agent-eval-judge",
 }
 
 
@@ -29,7 +31,7 @@ def plugin_env() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Wheels of the four distributions and of their dependencies, so that each virtualenv installs offline."""
+    """Wheels of the five distributions and of their dependencies, so that each virtualenv installs offline."""
     # Built once, with the development environment's hatchling; dependencies are fetched once.
     out = tmp_path_factory.mktemp("wheels")
     sources = [str(ROOT / "core"), *(str(ROOT / "plugins" / name) for name in PROJECTS if name != "core")]
@@ -172,3 +174,40 @@ def test_all_three_list_every_evaluator_and_run_a_suite(tmp_path: Path, wheels: 
         ("returns json", "failed"),
     ]
     assert cases[2]["reason"] == "$: ['red', 'green'] is too short"
+
+
+def requirements(wheel: Path) -> list[str]:
+    """The ``Requires-Dist`` lines of a wheel's METADATA."""
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        text = archive.read(name).decode("utf-8")
+    return [line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Requires-Dist:")]
+
+
+def test_every_plugin_depends_on_agent_eval_core_and_never_on_agent_eval(wheels: dict[str, Path]) -> None:
+    # `agent-eval` on PyPI is an unrelated project: depending on it would install a stranger's package.
+    for name, wheel in wheels.items():
+        ours = [r for r in requirements(wheel) if re.match(r"agent[-_.]eval\b", r, re.IGNORECASE)]
+        if name == "core":
+            assert ours == [], ours
+        else:
+            assert [re.split(r"[ <>=!~;\[]", r, maxsplit=1)[0] for r in ours] == ["agent-eval-core"], ours
+
+
+def test_core_and_judge_install_agent_eval_core_and_nothing_named_agent_eval(
+    tmp_path: Path, wheels: dict[str, Path]
+) -> None:
+    python = fresh_venv(tmp_path / "venv")
+    install(python, wheels["core"], wheels["judge"])
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "list", "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    installed = {entry["name"].lower() for entry in json.loads(done.stdout)}
+    assert {"agent-eval-core", "agent-eval-judge"} <= installed
+    assert "agent-eval" not in installed
+    assert names(python) == ["llm_judge"]
