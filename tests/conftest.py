@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent_eval import plugins
+from agent_eval import _plugins as plugins
 
 
 @pytest.fixture(autouse=True)

@@ -111,7 +111,7 @@ def main() -> None:
     if args.framework == "agent-eval":
         # Imported before the clock starts, as the other scenarios' scripts do; what the judge
         # imports on its first call (its HTTP stack) stays inside the measured run.
-        import agent_eval.runner  # noqa: F401
+        import agent_eval._runner  # noqa: F401
         from agent_eval.evaluators import llm_judge  # noqa: F401
     cached: list[int] = []
 

@@ -475,7 +475,7 @@ def test_listing_evaluators_imports_no_evaluator_code_and_nothing_heavy() -> Non
     imported = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if "|" in line}
     assert "agent_eval_contains.factories" in imported  # the installed plugins were loaded
     heavy = {
-        "agent_eval.model",  # attrs classes: ~9 ms
+        "agent_eval._model",  # attrs classes: ~9 ms
         "asyncio",
         "httpx",
         "jsonschema",

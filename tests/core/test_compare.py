@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_eval.history import compare
-from agent_eval.model import EvalReport, EvalResult
+from agent_eval._history import compare
+from agent_eval._model import EvalReport, EvalResult
 
 
 def case(name: str, status: Any, score: float | None = None, reason: str | None = None, **more: Any) -> EvalResult:

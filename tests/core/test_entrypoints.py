@@ -9,7 +9,7 @@ import importlib_metadata
 import pytest
 from helpers import write_plugin
 
-from agent_eval import entrypoints
+from agent_eval import _entrypoints as entrypoints
 
 
 def as_tuples(found: list[entrypoints.EntryPoint]) -> list[tuple[str, str, str | None, str | None]]:

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from agent_eval import history as history_module
-from agent_eval.history import History, HistoryError
-from agent_eval.model import EvalReport, EvalResult, Evaluation
+from agent_eval import _history as history_module
+from agent_eval._history import History, HistoryError
+from agent_eval._model import EvalReport, EvalResult, Evaluation
 
 
 def make_report(

@@ -133,8 +133,8 @@ try:
     entry(sys.argv[1:])
 except SystemExit:
     pass
-heavy = ["sqlite3", "agent_eval.history", "agent_eval.report.html", "agent_eval.report.junit",
-         "agent_eval.report.markdown", "xml.etree.ElementTree", "rich.progress"]
+heavy = ["sqlite3", "agent_eval._history", "agent_eval._report.html", "agent_eval._report.junit",
+         "agent_eval._report.markdown", "xml.etree.ElementTree", "rich.progress"]
 print("IMPORTED", [name for name in heavy if name in sys.modules])
 """
 

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_eval.history import History
+from agent_eval._history import History
 
 WRITER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from agent_eval.history import History
-    from agent_eval.model import EvalReport, EvalResult
+    from agent_eval._history import History
+    from agent_eval._model import EvalReport, EvalResult
 
     db, go, who, count = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
     while not go.exists():

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agent_eval import Case, EvalReport, EvalResult, Evaluation, SuiteError
-from agent_eval.model import jsonable
+from agent_eval._model import jsonable
 
 
 def result(name: str, status: str, score: float | None = None, **extra: object) -> EvalResult:
@@ -109,7 +109,7 @@ def test_atomic_report_files_get_ordinary_permissions(tmp_path: object) -> None:
     import os
     from pathlib import Path
 
-    from agent_eval.report.files import write_atomic
+    from agent_eval._report.files import write_atomic
 
     target = Path(str(tmp_path)) / "report.json"
     previous = os.umask(0o022)

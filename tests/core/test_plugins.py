@@ -10,8 +10,9 @@ import fake_plugin
 import pytest
 from helpers import write_plugin
 
-from agent_eval import AmbiguousEvaluator, EvaluatorNotFound, PluginLoadError, hookimpl, plugins
-from agent_eval.plugins import Plugins, Registry, registry_of
+from agent_eval import AmbiguousEvaluator, EvaluatorNotFound, PluginLoadError, hookimpl
+from agent_eval import _plugins as plugins
+from agent_eval._plugins import Plugins, Registry, registry_of
 
 GOOD = """
 from agent_eval import hookimpl

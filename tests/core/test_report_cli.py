@@ -12,7 +12,7 @@ import pytest
 import xmlschema
 
 from agent_eval import __version__
-from agent_eval.history import History
+from agent_eval._history import History
 from tests.data.reports.project import Project
 
 XSD = Path(__file__).parent.parent / "data" / "reports" / "junit-10.xsd"

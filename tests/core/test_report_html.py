@@ -10,8 +10,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from agent_eval.model import EvalReport, EvalResult, Evaluation
-from agent_eval.report import html
+from agent_eval._model import EvalReport, EvalResult, Evaluation
+from agent_eval._report import html
 
 ATTACK = '<script>window.__pwned=1</script></script><script>window.__pwned=2</script><img src=x onerror="x=3">&amp;'
 

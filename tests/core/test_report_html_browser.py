@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from agent_eval.model import EvalReport, EvalResult, Evaluation
-from agent_eval.report import html
+from agent_eval._model import EvalReport, EvalResult, Evaluation
+from agent_eval._report import html
 from tests.data.reports.project import Project
 
 pytestmark = pytest.mark.browser

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import xmlschema
 
-from agent_eval.model import EvalReport, EvalResult, Evaluation
-from agent_eval.report import junit
+from agent_eval._model import EvalReport, EvalResult, Evaluation
+from agent_eval._report import junit
 
 XSD = Path(__file__).parent.parent / "data" / "reports" / "junit-10.xsd"
 

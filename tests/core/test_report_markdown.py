@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent_eval.model import EvalReport, EvalResult
-from agent_eval.report import markdown
+from agent_eval._model import EvalReport, EvalResult
+from agent_eval._report import markdown
 
 
 def case(name: str, status: Any, **more: Any) -> EvalResult:

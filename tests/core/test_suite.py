@@ -10,9 +10,9 @@ import fake_plugin
 import pytest
 
 from agent_eval import SuiteError
-from agent_eval.calling import Call
-from agent_eval.plugins import registry_of
-from agent_eval.suite import SuiteFile, load_suite
+from agent_eval._calling import Call
+from agent_eval._plugins import registry_of
+from agent_eval._suite import SuiteFile, load_suite
 
 REGISTRY = registry_of(fake_plugin)
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from agent_eval._version import __version__
-from agent_eval.errors import (
+from agent_eval._errors import (
     AgentEvalError,
     AgentReferenceError,
     AmbiguousEvaluator,
@@ -15,10 +14,12 @@ from agent_eval.errors import (
     Skip,
     SuiteError,
 )
+from agent_eval._version import __version__
 from agent_eval.hookspecs import hookimpl, hookspec
 
 if TYPE_CHECKING:
-    from agent_eval.model import (
+    from agent_eval._calling import callable_name, invoke
+    from agent_eval._model import (
         AgentContext,
         Case,
         EvalReport,
@@ -27,8 +28,11 @@ if TYPE_CHECKING:
         EvaluatorContext,
         Verdict,
     )
-    from agent_eval.runner import EvalSuite
-    from agent_eval.text import as_text, resolve_path
+    from agent_eval._plugins import get_registry, registry_of
+    from agent_eval._references import load_agent
+    from agent_eval._runner import EvalSuite
+    from agent_eval._suite import SuiteFile, load_suite
+    from agent_eval._text import as_text, resolve_path
 
 __all__ = [
     "AgentContext",
@@ -45,27 +49,41 @@ __all__ = [
     "PluginLoadError",
     "Skip",
     "SuiteError",
+    "SuiteFile",
     "Verdict",
     "__version__",
     "as_text",
+    "callable_name",
+    "get_registry",
     "hookimpl",
     "hookspec",
+    "invoke",
+    "load_agent",
+    "load_suite",
+    "registry_of",
     "resolve_path",
 ]
 
 # Names imported on first use: a command that only lists plugins should not pay for the records,
 # the runner (asyncio) or the text helpers.
 _LAZY = {
-    "AgentContext": "agent_eval.model",
-    "Case": "agent_eval.model",
-    "EvalReport": "agent_eval.model",
-    "EvalResult": "agent_eval.model",
-    "Evaluation": "agent_eval.model",
-    "EvaluatorContext": "agent_eval.model",
-    "Verdict": "agent_eval.model",
-    "EvalSuite": "agent_eval.runner",
-    "as_text": "agent_eval.text",
-    "resolve_path": "agent_eval.text",
+    "AgentContext": "agent_eval._model",
+    "Case": "agent_eval._model",
+    "EvalReport": "agent_eval._model",
+    "EvalResult": "agent_eval._model",
+    "Evaluation": "agent_eval._model",
+    "EvaluatorContext": "agent_eval._model",
+    "Verdict": "agent_eval._model",
+    "EvalSuite": "agent_eval._runner",
+    "as_text": "agent_eval._text",
+    "resolve_path": "agent_eval._text",
+    "callable_name": "agent_eval._calling",
+    "invoke": "agent_eval._calling",
+    "get_registry": "agent_eval._plugins",
+    "registry_of": "agent_eval._plugins",
+    "load_agent": "agent_eval._references",
+    "load_suite": "agent_eval._suite",
+    "SuiteFile": "agent_eval._suite",
 }
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_eval.errors import AgentEvalError
+from agent_eval._errors import AgentEvalError
 
 
 def __getattr__(name: str) -> Any:
     if name.startswith("__"):
         raise AttributeError(name)
-    from agent_eval.plugins import get_registry
+    from agent_eval._plugins import get_registry
 
     try:
         return get_registry().factory(name)
@@ -24,6 +24,6 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    from agent_eval.plugins import get_registry
+    from agent_eval._plugins import get_registry
 
     return get_registry().names()

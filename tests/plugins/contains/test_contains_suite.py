@@ -11,8 +11,8 @@ import pytest
 from helpers import run_cli
 
 from agent_eval import Case, EvalSuite, SuiteError
-from agent_eval.plugins import registry_of
-from agent_eval.suite import load_suite
+from agent_eval._plugins import registry_of
+from agent_eval._suite import load_suite
 from agent_eval_contains import contains, matches, plugin
 
 #: Whatever the caller's environment says, the installed plugins load.

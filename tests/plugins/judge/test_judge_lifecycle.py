@@ -14,8 +14,8 @@ import pytest
 from judge_helpers import answer_agent, run_cases, verdict_reply
 
 from agent_eval import EvalSuite
-from agent_eval.plugins import registry_of
-from agent_eval.suite import load_suite
+from agent_eval._plugins import registry_of
+from agent_eval._suite import load_suite
 from agent_eval.testing import ChatServer
 from agent_eval_judge import LLMJudge, llm_judge, plugin
 from agent_eval_judge import session as judge_session

@@ -116,8 +116,7 @@ def _judge_agent(value: Callable[..., Any] | str | None) -> Callable[..., Any] |
     if value is None or callable(value):
         return value
     if isinstance(value, str):
-        from agent_eval import AgentEvalError
-        from agent_eval.references import load_agent
+        from agent_eval import AgentEvalError, load_agent
 
         try:
             return load_agent(value, origin="llm_judge(judge_agent=...)")

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agent_eval import AgentContext, EvaluatorContext, Verdict, as_text
+from agent_eval import AgentContext, EvaluatorContext, Verdict, as_text, callable_name, invoke
 from agent_eval_judge.answer import JudgeAnswer, Unreadable, parse_answer, shown
 from agent_eval_judge.cache import KeyMaker
 from agent_eval_judge.config import Endpoint, Settings
@@ -115,19 +114,11 @@ async def _ask_endpoint(
 
 
 async def _ask_agent(evaluator: LLMJudge, question: Question, ctx: EvaluatorContext | None, session: Session) -> Sample:
-    from agent_eval.calling import Call
-
     assert evaluator.judge_agent is not None
-    call = Call.of(evaluator.judge_agent)
     prompt = question.single_prompt(new_nonce())
     agent_ctx = ctx.agent_ctx if ctx is not None else AgentContext()
-    if call.is_async:
-        value = await call(prompt, agent_ctx)
-    else:
-        value = await asyncio.to_thread(call, prompt, agent_ctx)
-    if inspect.isawaitable(value):
-        value = await value
-    where = f"judge agent {call.name}"
+    value = await invoke(evaluator.judge_agent, prompt, agent_ctx)
+    where = f"judge agent {callable_name(evaluator.judge_agent)}"
     text = as_text(value)
     if not text.strip():
         raise JudgeAnswerError(f"{where}: the judge's answer is empty", category="judge_empty")
@@ -205,8 +196,6 @@ def _parse(text: str, where: str, scrub: Callable[[str], str]) -> JudgeAnswer:
 def _metadata(evaluator: LLMJudge, samples: list[Sample], endpoint: Endpoint | None) -> dict[str, Any]:
     metadata: dict[str, Any] = {"cached": all(sample.cached for sample in samples)}
     if endpoint is None:
-        from agent_eval.calling import callable_name
-
         metadata["judge_agent"] = callable_name(evaluator.judge_agent)
         return metadata
     metadata["model"] = endpoint.model

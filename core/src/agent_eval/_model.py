@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import attrs
 
-from agent_eval.errors import SuiteError
+from agent_eval._errors import SuiteError
 
 Status = Literal["passed", "failed", "error", "skipped"]
 STATUSES: tuple[Status, ...] = ("passed", "failed", "error", "skipped")

@@ -11,13 +11,13 @@ from typing import Any
 
 import attrs
 
-from agent_eval.calling import Call, NamedEvaluator, short_repr
-from agent_eval.errors import AgentEvalError, SuiteError, did_you_mean
-from agent_eval.model import Case
-from agent_eval.plugins import Registry, describe_error, get_registry
-from agent_eval.runner import case_problem
-from agent_eval.sourcemap import KEY, Path_, Position, SourceError, json_positions, load_json, load_yaml
-from agent_eval.text import relative_to
+from agent_eval._calling import Call, NamedEvaluator, short_repr
+from agent_eval._errors import AgentEvalError, SuiteError, did_you_mean
+from agent_eval._model import Case
+from agent_eval._plugins import Registry, describe_error, get_registry
+from agent_eval._runner import case_problem
+from agent_eval._sourcemap import KEY, Path_, Position, SourceError, json_positions, load_json, load_yaml
+from agent_eval._text import relative_to
 
 SUITE_KEYS = ("name", "description", "agent", "min_pass_rate", "concurrency", "timeout", "evaluators", "cases")
 CASE_KEYS = ("name", "input", "expected", "evaluator", "evaluators", "metadata")

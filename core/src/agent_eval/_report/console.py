@@ -6,7 +6,7 @@ import os
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
-from agent_eval.model import EvalReport, EvalResult
+from agent_eval._model import EvalReport, EvalResult
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -11,10 +11,10 @@ import attrs
 import pluggy
 
 from agent_eval import hookspecs
-from agent_eval.errors import AmbiguousEvaluator, EvaluatorNotFound, PluginLoadError, did_you_mean
+from agent_eval._errors import AmbiguousEvaluator, EvaluatorNotFound, PluginLoadError, did_you_mean
 
 if TYPE_CHECKING:
-    from agent_eval.entrypoints import EntryPoint
+    from agent_eval._entrypoints import EntryPoint
 
 GROUP = "agent_eval"
 DISABLE_AUTOLOAD_ENV = "AGENT_EVAL_DISABLE_PLUGIN_AUTOLOAD"
@@ -83,7 +83,7 @@ class EvaluatorInfo:
 def _describe_parameter(parameter: Any) -> dict[str, Any]:
     import inspect
 
-    from agent_eval.model import jsonable
+    from agent_eval._model import jsonable
 
     kinds = {
         inspect.Parameter.POSITIONAL_ONLY: "positional",
@@ -216,7 +216,7 @@ class Plugins:
         if _truthy(os.environ.get(DISABLE_AUTOLOAD_ENV)):
             return
         disabled = {n.strip() for n in os.environ.get(DISABLE_PLUGINS_ENV, "").split(",") if n.strip()}
-        from agent_eval.entrypoints import entry_points
+        from agent_eval._entrypoints import entry_points
 
         for entry_point in entry_points(group):
             if entry_point.name not in disabled:

@@ -1,33 +1,36 @@
 """``agent-eval runs``, ``show`` and ``compare``: the commands that read the run history.
 
 This module is imported every time the ``agent-eval`` command starts, so it imports nothing heavy
-(sqlite3, rich, the report writers) until a command runs.
+(pathlib, sqlite3, rich, the report writers) until a command runs.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from agent_eval.cli._common import DEFAULT_HISTORY, HISTORY_HELP, UsageProblem, write_reports
+
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from rich.console import Console
     from rich.text import Text
 
-    from agent_eval.history import CaseChange, Comparison, History, RunSummary
-    from agent_eval.model import EvalReport
+    from agent_eval._history import CaseChange, Comparison, History, RunSummary
+    from agent_eval._model import EvalReport
 
-_HISTORY_HELP = "Run history database (default .agent-eval/runs.db)."
-_PATH = click.Path(dir_okay=False, path_type=Path)
+# Paths arrive as strings (pathlib is not imported at start-up) and become Path objects where used.
+_PATH = click.Path(dir_okay=False)
 
 
 @click.command()
-@click.option("--history", "history_path", type=_PATH, help=_HISTORY_HELP)
+@click.option("--history", "history_path", type=_PATH, help=HISTORY_HELP)
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Show this many runs.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list for tools instead of a table.")
-def runs(history_path: Path | None, limit: int, as_json: bool) -> None:
+def runs(history_path: str | None, limit: int, as_json: bool) -> None:
     """List the recorded runs, newest first: id, time, suite, pass rate, counts."""
     history = _history(history_path)
     summaries = _call(lambda: history.runs(limit=limit))
@@ -42,13 +45,13 @@ def runs(history_path: Path | None, limit: int, as_json: bool) -> None:
 
 @click.command()
 @click.argument("run_ref", metavar="RUN")
-@click.option("--history", "history_path", type=_PATH, help=_HISTORY_HELP)
+@click.option("--history", "history_path", type=_PATH, help=HISTORY_HELP)
 @click.option("--json", "json_path", type=_PATH, help="Write the stored report as JSON.")
 @click.option("--html", "html_path", type=_PATH, help="Write the stored report as a self-contained HTML page.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
-def show(run_ref: str, history_path: Path | None, json_path: Path | None, html_path: Path | None, quiet: bool) -> None:
+def show(run_ref: str, history_path: str | None, json_path: str | None, html_path: str | None, quiet: bool) -> None:
     """Print a recorded RUN (an id, a prefix of one, latest or latest~N) as `run` printed it."""
-    from agent_eval.report.console import print_report
+    from agent_eval._report.console import print_report
 
     history = _history(history_path)
     stored = _call(lambda: history.load(run_ref))
@@ -62,21 +65,21 @@ def show(run_ref: str, history_path: Path | None, json_path: Path | None, html_p
         strict=bool(report.metadata.get("strict", False)),
         bar=float(bar) if isinstance(bar, int | float) else None,
     )
-    _export(report, [("--json", json_path, "json"), ("--html", html_path, "html")])
+    write_reports(report, [("--json", _path(json_path), "json"), ("--html", _path(html_path), "html")])
 
 
 @click.command()
 @click.argument("base_ref", metavar="BASE")
 @click.argument("head_ref", metavar="HEAD")
-@click.option("--history", "history_path", type=_PATH, help=_HISTORY_HELP)
+@click.option("--history", "history_path", type=_PATH, help=HISTORY_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @click.pass_context
-def compare(ctx: click.Context, base_ref: str, head_ref: str, history_path: Path | None, as_json: bool) -> None:
+def compare(ctx: click.Context, base_ref: str, head_ref: str, history_path: str | None, as_json: bool) -> None:
     """Show what changed per case from BASE to HEAD; exit 1 when any case regressed.
 
     BASE and HEAD are run ids, `latest`, `latest~N`, or JSON reports written by `run --json`.
     """
-    from agent_eval.history import compare as compare_reports
+    from agent_eval._history import compare as compare_reports
 
     base = _report(base_ref, history_path)
     head = _report(head_ref, history_path)
@@ -91,17 +94,21 @@ def compare(ctx: click.Context, base_ref: str, head_ref: str, history_path: Path
 # --- helpers -------------------------------------------------------------------------------------------
 
 
-def _history(path: Path | None) -> History:
-    from agent_eval.cli import DEFAULT_HISTORY
-    from agent_eval.history import History
+def _history(path: str | None) -> History:
+    from agent_eval._history import History
 
     return History(path or DEFAULT_HISTORY)
 
 
+def _path(value: str | None) -> Path | None:
+    from pathlib import Path
+
+    return None if value is None else Path(value)
+
+
 def _call(action: Any) -> Any:
     """Run a history read, turning its errors into one line and exit 2."""
-    from agent_eval.cli import UsageProblem
-    from agent_eval.history import HistoryError
+    from agent_eval._history import HistoryError
 
     try:
         return action()
@@ -109,13 +116,13 @@ def _call(action: Any) -> Any:
         raise UsageProblem(str(error)) from None
 
 
-def _report(ref: str, history_path: Path | None) -> EvalReport:
+def _report(ref: str, history_path: str | None) -> EvalReport:
     """A report from a JSON file when ``ref`` names one, else from the history."""
-    from agent_eval.cli import UsageProblem
+    from pathlib import Path
 
     candidate = Path(ref)
     if candidate.is_file():
-        from agent_eval.report.json import read
+        from agent_eval._report.json import read
 
         try:
             return read(candidate)
@@ -129,22 +136,8 @@ def _report(ref: str, history_path: Path | None) -> EvalReport:
     return _call(lambda: history.load(ref)).report  # type: ignore[no-any-return]
 
 
-def _export(report: EvalReport, targets: list[tuple[str, Path | None, str]]) -> None:
-    import importlib
-
-    from agent_eval.cli import UsageProblem
-
-    for flag, path, module in targets:
-        if path is None:
-            continue
-        try:
-            importlib.import_module(f"agent_eval.report.{module}").write(report, path)
-        except OSError as error:
-            raise UsageProblem(f"{flag} {path}: cannot write: {error.strerror or error}") from None
-
-
 def _console() -> Console:
-    from agent_eval.report.console import make_console
+    from agent_eval._report.console import make_console
 
     return make_console()
 
@@ -153,7 +146,7 @@ def _print_runs(summaries: list[RunSummary]) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from agent_eval.report.console import format_duration
+    from agent_eval._report.console import format_duration
 
     table = Table(title="Recorded runs (newest first)", title_justify="left")
     for column, justify in _RUN_COLUMNS:
@@ -254,7 +247,7 @@ def _describe(report: EvalReport, ref: str) -> str:
 def _change_line(change: CaseChange) -> Text:
     from rich.text import Text
 
-    from agent_eval.report.console import shorten
+    from agent_eval._report.console import shorten
 
     line = Text("  ")
     line.append(change.name, style="bold")

@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from agent_eval.calling import Call, short_repr, to_evaluation
-from agent_eval.errors import AgentEvalError, Skip, SuiteError
-from agent_eval.model import AgentContext, Case, EvalReport, EvalResult, Evaluation, EvaluatorContext, Verdict
-from agent_eval.plugins import describe_error
-from agent_eval.threads import ThreadPool
+from agent_eval._calling import Call, short_repr, to_evaluation
+from agent_eval._errors import AgentEvalError, Skip, SuiteError
+from agent_eval._model import AgentContext, Case, EvalReport, EvalResult, Evaluation, EvaluatorContext, Verdict
+from agent_eval._plugins import describe_error
+from agent_eval._threads import ThreadPool
 
 #: Called with (index, result) as each case finishes.
 ResultCallback = Callable[[int, EvalResult], None]
@@ -94,7 +94,7 @@ class EvalSuite:
         with _graceful_signals(runner) if handle_signals else contextlib.nullcontext():
             report = await runner.run(self.name)
         if print:
-            from agent_eval.report.console import print_report
+            from agent_eval._report.console import print_report
 
             print_report(report)
         return report

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_eval.model import EvalReport, EvalResult
-from agent_eval.report.files import write_atomic
+from agent_eval._model import EvalReport, EvalResult
+from agent_eval._report.files import write_atomic
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element

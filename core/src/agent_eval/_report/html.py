@@ -17,10 +17,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from agent_eval.model import STATUSES, EvalReport
-from agent_eval.report.console import format_duration
-from agent_eval.report.files import write_atomic
-from agent_eval.report.markdown import gate
+from agent_eval._model import STATUSES, EvalReport
+from agent_eval._report.console import format_duration
+from agent_eval._report.files import write_atomic
+from agent_eval._report.markdown import gate
 
 _LABELS = {"passed": "Passed", "failed": "Failed", "error": "Errors", "skipped": "Skipped"}
 _FILTER_LABELS = {"passed": "Passed", "failed": "Failed", "error": "Error", "skipped": "Skipped"}
@@ -90,7 +90,7 @@ def embed_json(data: Any) -> str:
 
 @functools.cache
 def _asset(name: str) -> str:
-    return resources.files("agent_eval.report").joinpath("assets", name).read_text(encoding="utf-8")
+    return resources.files("agent_eval._report").joinpath("assets", name).read_text(encoding="utf-8")
 
 
 def _header(report: EvalReport) -> str:

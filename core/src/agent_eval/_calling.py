@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 
-from agent_eval.model import Evaluation, Status, Verdict
+from agent_eval._model import Evaluation, Status, Verdict
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
@@ -162,3 +162,24 @@ def short_repr(value: Any, limit: int = 60) -> str:
     except Exception:  # a broken __repr__ must not break the report
         text = f"<{type(value).__name__} object>"
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+async def invoke(func: Callable[..., Any], first: Any, ctx: Any = None) -> Any:
+    """Call an agent or an evaluator as the runner does: ``func(first, ctx)`` or ``func(first)``.
+
+    Async callables are awaited; sync ones run in a worker thread (unless marked ``inline``); a sync
+    callable that hands back an awaitable has it awaited too.
+    """
+    import asyncio
+    import inspect
+
+    call = Call.of(func)
+    if call.is_async:
+        value = await call(first, ctx)
+    elif call.inline:
+        value = call(first, ctx)
+    else:
+        value = await asyncio.to_thread(call, first, ctx)
+    if inspect.isawaitable(value):
+        value = await value
+    return value

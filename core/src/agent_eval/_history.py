@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 
 import attrs
 
-from agent_eval.errors import AgentEvalError
-from agent_eval.model import EvalReport, EvalResult, Status
+from agent_eval._errors import AgentEvalError
+from agent_eval._model import EvalReport, EvalResult, Status
 
 #: Seconds a writer waits for another process's lock before giving up.
 BUSY_TIMEOUT = 30.0

@@ -1,4 +1,7 @@
-"""What ``agent-eval run`` does: load, run, print, write reports, record, and pick the exit code."""
+"""What ``agent-eval run`` does: load, run, print, write reports, record, and pick the exit code.
+
+Imported when the command runs, not at start-up: it loads the suite machinery and the runner.
+"""
 
 from __future__ import annotations
 
@@ -12,13 +15,13 @@ from typing import Any
 
 import attrs
 
+from agent_eval._errors import AgentEvalError, SuiteError
+from agent_eval._model import AgentContext, EvalReport, EvalResult
+from agent_eval._plugins import Registry, get_registry
+from agent_eval._report.console import print_report
+from agent_eval._suite import SuiteFile, load_suite
 from agent_eval._version import __version__
-from agent_eval.cli import DEFAULT_HISTORY, EXIT_BELOW_BAR, EXIT_INTERRUPTED, UsageProblem
-from agent_eval.errors import AgentEvalError, SuiteError
-from agent_eval.model import AgentContext, EvalReport, EvalResult
-from agent_eval.plugins import Registry, get_registry
-from agent_eval.report.console import print_report
-from agent_eval.suite import SuiteFile, load_suite
+from agent_eval.cli._common import DEFAULT_HISTORY, EXIT_BELOW_BAR, EXIT_INTERRUPTED, UsageProblem, write_reports
 
 
 @attrs.frozen
@@ -47,7 +50,7 @@ def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int
     reference, agent = _agent(agent_ref, suite)
     for broken in registry.broken:
         print(f"warning: {broken.message()}", file=sys.stderr)
-    from agent_eval.runner import EvalSuite
+    from agent_eval._runner import EvalSuite
 
     try:
         eval_suite = EvalSuite(agent, suite.cases, name=suite.name)
@@ -75,7 +78,8 @@ def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int
     bar = _bar(options, suite)
     print_report(report, quiet=options.quiet, strict=options.strict, bar=bar)
     _record(report, options)  # first: a report path that cannot be written must not lose the run
-    _write_reports(report, options)
+    write_reports(report, _reports(options))
+    _github_summary(report)
     if report.interrupted:
         return EXIT_INTERRUPTED
     return 0 if report.rate(strict=options.strict) >= bar else EXIT_BELOW_BAR
@@ -112,7 +116,7 @@ def _select(suite: SuiteFile, filters: tuple[str, ...]) -> SuiteFile:
 
 
 def _agent(agent_ref: str | None, suite: SuiteFile) -> tuple[str, Callable[..., Any]]:
-    from agent_eval.references import load_agent
+    from agent_eval._references import load_agent
 
     reference = agent_ref or suite.agent
     if not reference:
@@ -161,7 +165,7 @@ def _used(report: EvalReport, registry: Registry) -> dict[str, Any]:
 def _case_stream(path: Path | None, run_info: dict[str, Any]) -> Any:
     if path is None:
         return None
-    from agent_eval.report.json import CaseStream
+    from agent_eval._report.json import CaseStream
 
     try:
         return CaseStream(path, run_info)
@@ -177,7 +181,7 @@ def _progress(total: int, *, enabled: bool) -> Iterator[Callable[[], None]]:
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from agent_eval.report.console import make_console
+    from agent_eval._report.console import make_console
 
     columns = (TextColumn("running"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=make_console(stderr=True), transient=True) as progress:
@@ -185,23 +189,13 @@ def _progress(total: int, *, enabled: bool) -> Iterator[Callable[[], None]]:
         yield lambda: progress.advance(task)
 
 
-def _write_reports(report: EvalReport, options: RunOptions) -> None:
-    writers: list[tuple[str, Path | None, str]] = [
-        ("--json", options.json_path, "agent_eval.report.json"),
-        ("--junit", options.junit_path, "agent_eval.report.junit"),
-        ("--html", options.html_path, "agent_eval.report.html"),
-        ("--markdown", options.markdown_path, "agent_eval.report.markdown"),
+def _reports(options: RunOptions) -> list[tuple[str, Path | None, str]]:
+    return [
+        ("--json", options.json_path, "json"),
+        ("--junit", options.junit_path, "junit"),
+        ("--html", options.html_path, "html"),
+        ("--markdown", options.markdown_path, "markdown"),
     ]
-    import importlib
-
-    for flag, path, module_name in writers:
-        if path is None:
-            continue
-        try:
-            importlib.import_module(module_name).write(report, path)
-        except OSError as error:
-            raise UsageProblem(f"{flag} {path}: cannot write: {error.strerror or error}") from None
-    _github_summary(report)
 
 
 def _github_summary(report: EvalReport) -> None:
@@ -211,7 +205,7 @@ def _github_summary(report: EvalReport) -> None:
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if not target:
         return
-    from agent_eval.report import markdown
+    from agent_eval._report import markdown
 
     try:
         with Path(target).open("a", encoding="utf-8") as stream:
@@ -223,7 +217,7 @@ def _github_summary(report: EvalReport) -> None:
 def _record(report: EvalReport, options: RunOptions) -> None:
     if options.no_history:
         return
-    from agent_eval.history import History
+    from agent_eval._history import History
 
     path = options.history_path or Path(DEFAULT_HISTORY)
     try:

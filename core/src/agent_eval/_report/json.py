@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent_eval.model import EvalReport, EvalResult, jsonable
-from agent_eval.report.files import LineWriter, write_atomic
+from agent_eval._model import EvalReport, EvalResult, jsonable
+from agent_eval._report.files import LineWriter, write_atomic
 
 
 def write(report: EvalReport, path: str | Path) -> None:

@@ -1,0 +1,57 @@
+"""The ``agent-eval`` command: the click group and its entry point.
+
+Each command lives in its own module of this package; they share only :mod:`agent_eval.cli._common`.
+Nothing outside this package imports it: the console script calls :func:`entry`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import NoReturn
+
+import click
+
+from agent_eval._version import __version__
+from agent_eval.cli._common import DEBUG_ENV, EXIT_INTERNAL, EXIT_INTERRUPTED
+from agent_eval.cli.evaluators import list_evaluators
+from agent_eval.cli.history import compare, runs, show
+from agent_eval.cli.run import run
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, "--version", prog_name="agent-eval", message="%(prog)s %(version)s")
+def main() -> None:
+    """Grade the answers of LLM agents against criteria."""
+
+
+for _command in (list_evaluators, run, runs, show, compare):
+    main.add_command(_command)
+
+
+def entry(args: list[str] | None = None) -> NoReturn:
+    """Run the command line; user errors give one line and exit 2, Ctrl-C exits 130."""
+    try:
+        code = main.main(args=args, prog_name="agent-eval", standalone_mode=False)
+    except click.exceptions.Abort:
+        _die("interrupted", EXIT_INTERRUPTED)
+    except KeyboardInterrupt:
+        _die("interrupted", EXIT_INTERRUPTED)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except BrokenPipeError:
+        sys.stderr.close()
+        sys.exit(1)
+    except Exception as error:
+        if os.environ.get(DEBUG_ENV):
+            raise
+        _die(f"internal error: {type(error).__name__}: {error} (set {DEBUG_ENV}=1 for the traceback)", EXIT_INTERNAL)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _die(message: str, code: int) -> NoReturn:
+    click.echo(f"error: {message}" if code != EXIT_INTERRUPTED else message, err=True)
+    sys.exit(code)
