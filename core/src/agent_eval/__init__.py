@@ -18,6 +18,7 @@ from agent_eval._version import __version__
 from agent_eval.hookspecs import hookimpl, hookspec
 
 if TYPE_CHECKING:
+    from agent_eval._agent_run import AgentRun, ToolCall, Usage
     from agent_eval._calling import callable_name, invoke
     from agent_eval._model import (
         AgentContext,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentContext",
     "AgentEvalError",
+    "AgentRun",
     "AgentReferenceError",
     "AmbiguousEvaluator",
     "Case",
@@ -50,6 +52,8 @@ __all__ = [
     "Skip",
     "SuiteError",
     "SuiteFile",
+    "ToolCall",
+    "Usage",
     "Verdict",
     "__version__",
     "as_text",
@@ -77,6 +81,9 @@ _LAZY = {
     "EvalSuite": "agent_eval._runner",
     "as_text": "agent_eval._text",
     "resolve_path": "agent_eval._text",
+    "AgentRun": "agent_eval._agent_run",
+    "ToolCall": "agent_eval._agent_run",
+    "Usage": "agent_eval._agent_run",
     "callable_name": "agent_eval._calling",
     "invoke": "agent_eval._calling",
     "get_registry": "agent_eval._plugins",

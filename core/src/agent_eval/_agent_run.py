@@ -1,0 +1,70 @@
+"""What an agent did on a case: its answer, the tools it called, the tokens it used and what it cost."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen
+class Usage:
+    """Tokens an agent (or a judge) used; two usages add up with ``+``."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        """Input plus output tokens."""
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        if not isinstance(other, Usage):
+            return NotImplemented
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+
+
+@attrs.frozen
+class ToolCall:
+    """One call of a tool, in the order the agent made it.
+
+    ``arguments`` is a mapping of the call's arguments; arguments that came as text that is not valid
+    JSON are kept as that raw ``str`` (never dropped). ``error`` is set when the call failed: it is still
+    a call that was made.
+    """
+
+    name: str
+    arguments: Mapping[str, Any] | str = attrs.Factory(dict)
+    result: Any = attrs.field(default=None, kw_only=True)
+    error: str | None = attrs.field(default=None, kw_only=True)
+    id: str | None = attrs.field(default=None, kw_only=True)
+
+    @property
+    def arguments_valid(self) -> bool:
+        """False when the arguments could not be read as a mapping (they are kept as raw text)."""
+        return not isinstance(self.arguments, str)
+
+
+def _tool_calls(calls: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
+    return tuple(calls)
+
+
+def _messages(messages: Iterable[Any]) -> tuple[Any, ...]:
+    return tuple(messages)
+
+
+@attrs.frozen
+class AgentRun:
+    """What an agent may return instead of its bare answer: the answer and how it got there.
+
+    ``output`` is what evaluators grade, as a bare answer would be.
+    """
+
+    output: Any
+    tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_tool_calls, kw_only=True)
+    messages: tuple[Any, ...] = attrs.field(default=(), converter=_messages, kw_only=True)
+    usage: Usage | None = attrs.field(default=None, kw_only=True)
+    cost_usd: float | None = attrs.field(default=None, kw_only=True)
+    metadata: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True)
