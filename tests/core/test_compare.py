@@ -9,7 +9,7 @@ from agent_eval._model import EvalReport, EvalResult
 
 
 def case(name: str, status: Any, score: float | None = None, reason: str | None = None, **more: Any) -> EvalResult:
-    return EvalResult(name, "in", "out", status, score, reason, **more)
+    return EvalResult(name, "in", output="out", status=status, score=score, reason=reason, **more)
 
 
 def report(*cases: EvalResult) -> EvalReport:

@@ -20,11 +20,11 @@ def make_report(
         EvalResult(
             f"c{i}",
             f"in {i}",
-            f"out {i}",
-            status,
-            1.0 if status == "passed" else 0.0,
-            "why",
-            evaluations=(Evaluation("says", status, 1.0, "why", metadata={"model": "m"}),),
+            output=f"out {i}",
+            status=status,
+            score=1.0 if status == "passed" else 0.0,
+            reason="why",
+            evaluations=(Evaluation("says", status, score=1.0, reason="why", metadata={"model": "m"}),),
         )
         for i, status in enumerate(statuses)
     ]

@@ -23,7 +23,7 @@ WRITER = textwrap.dedent(
     while not go.exists():
         time.sleep(0.001)
     for i in range(count):
-        case = EvalResult(f"case {i}", "in", "out " * 200, "passed" if i % 3 else "failed", 1.0)
+        case = EvalResult(f"case {i}", "in", output="out " * 200, status="passed" if i % 3 else "failed", score=1.0)
         report = EvalReport([case], name=who, metadata={"run_id": f"{who}-{i:04d}"})
         History(db).record(report)
     print("done", who)

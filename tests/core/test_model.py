@@ -7,11 +7,11 @@ import json
 import pytest
 
 from agent_eval import Case, EvalReport, EvalResult, Evaluation, SuiteError
-from agent_eval._model import jsonable
+from agent_eval._codec import jsonable
 
 
 def result(name: str, status: str, score: float | None = None, **extra: object) -> EvalResult:
-    return EvalResult(name, "in", "out", status, score, **extra)  # type: ignore[arg-type]
+    return EvalResult(name, "in", output="out", status=status, score=score, **extra)  # type: ignore[arg-type]
 
 
 def test_pass_rate_leaves_skipped_cases_out() -> None:
@@ -36,14 +36,22 @@ def test_errors_count_against_the_pass_rate() -> None:
 
 
 def test_usage_is_summed_over_every_evaluation_key_by_key() -> None:
-    judged = Evaluation("llm_judge", "passed", 1.0, metadata={"usage": {"prompt_tokens": 11, "total_tokens": 18}})
-    again = Evaluation("llm_judge", "failed", 0.0, metadata={"usage": {"prompt_tokens": 5, "total_tokens": 9}})
+    judged = Evaluation("llm_judge", "passed", score=1.0, metadata={"usage": {"prompt_tokens": 11, "total_tokens": 18}})
+    again = Evaluation("llm_judge", "failed", score=0.0, metadata={"usage": {"prompt_tokens": 5, "total_tokens": 9}})
     report = EvalReport([result("a", "passed", evaluations=(judged,)), result("b", "failed", evaluations=(again,))])
     assert report.usage == {"prompt_tokens": 16, "total_tokens": 27}
 
 
 def test_report_survives_a_json_round_trip() -> None:
-    evaluation = Evaluation("contains", "failed", 0.5, "missing: 'extendable'", None, 0.1, {"k": [1, 2]})
+    evaluation = Evaluation(
+        "contains",
+        "failed",
+        score=0.5,
+        reason="missing: 'extendable'",
+        error=None,
+        duration_ms=0.1,
+        metadata={"k": [1, 2]},
+    )
     original = EvalReport(
         [
             result("a", "failed", 0.5, evaluations=(evaluation,), expected="4", metadata={"tag": "x"}),
@@ -100,9 +108,32 @@ def test_values_json_cannot_hold_become_their_repr() -> None:
 
 
 def test_case_from_dict_needs_name_and_input() -> None:
+    from agent_eval._cases import coerce
+
     with pytest.raises(SuiteError, match="missing key 'input'"):
-        Case.coerce({"name": "a"})
-    assert Case.coerce({"name": "a", "input": 1, "evaluators": [len]}).evaluators == (len,)
+        coerce({"name": "a"})
+    assert coerce({"name": "a", "input": 1, "evaluators": [len]}).evaluators == (len,)
+
+
+def test_records_past_their_first_fields_are_built_by_keyword() -> None:
+    with pytest.raises(TypeError):
+        Case("a", "in", "expected")  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        EvalResult("a", "in", "out")  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Evaluation("contains", "passed", 1.0)  # type: ignore[misc]
+
+
+def test_durations_survive_the_json_round_trip_unrounded() -> None:
+    evaluation = Evaluation("contains", "passed", score=1.0, duration_ms=0.123456789)
+    original = EvalReport(
+        [EvalResult("a", "in", output="out", status="passed", duration_ms=1 / 3, evaluations=(evaluation,))],
+        total_ms=2 / 7,
+    )
+    loaded = EvalReport.from_json(original.to_json())
+    assert loaded == original
+    assert loaded.cases[0].duration_ms == 1 / 3
+    assert loaded.cases[0].evaluations[0].duration_ms == 0.123456789
 
 
 def test_atomic_report_files_get_ordinary_permissions(tmp_path: object) -> None:

@@ -55,15 +55,15 @@ def hostile_report(**more: Any) -> EvalReport:
     result = EvalResult(
         f"case {ATTACK}",
         ATTACK,
-        ATTACK,
-        "failed",
-        0.0,
-        f"reason {ATTACK}",
-        evaluations=(Evaluation("judge", "failed", 0.0, ATTACK, metadata={"model": ATTACK}),),
+        output=ATTACK,
+        status="failed",
+        score=0.0,
+        reason=f"reason {ATTACK}",
+        evaluations=(Evaluation("judge", "failed", score=0.0, reason=ATTACK, metadata={"model": ATTACK}),),
         expected=ATTACK,
     )
     return EvalReport(
-        [result, EvalResult("fine", "q", "a", "passed", 1.0)],
+        [result, EvalResult("fine", "q", output="a", status="passed", score=1.0)],
         name=f"suite {ATTACK}",
         started_at="2026-01-02T03:04:05+00:00",
         metadata={"run_id": "r1", "agent": ATTACK, "judge_models": [ATTACK], "plugins": {"p": "1"}},
@@ -126,12 +126,12 @@ def test_counts_pass_rate_and_verdict_are_in_the_summary() -> None:
 
 
 def test_a_run_at_or_above_its_bar_is_marked_passed() -> None:
-    report = EvalReport([EvalResult("a", "q", "a", "passed", 1.0)], metadata={"min_pass_rate": 0.8})
+    report = EvalReport([EvalResult("a", "q", output="a", status="passed", score=1.0)], metadata={"min_pass_rate": 0.8})
     assert '<span class="verdict ok">PASSED</span>' in html.render(report)
 
 
 def test_an_interrupted_run_says_so() -> None:
-    report = EvalReport([EvalResult("a", "q", "a", "passed")], interrupted=True, planned=7)
+    report = EvalReport([EvalResult("a", "q", output="a", status="passed")], interrupted=True, planned=7)
     text = html.render(report)
     assert '<span class="verdict interrupted">INTERRUPTED</span>' in text
     assert "Interrupted: 1 of 7 planned cases finished; the others did not run and are not listed." in text

@@ -236,11 +236,11 @@ def test_five_thousand_cases_render_in_pages_and_stay_searchable(browser: Any, t
         EvalResult(
             f"case {i:04d}",
             f"question {i} " + "lorem ipsum " * 30,
-            f"answer {i} " + "dolor sit amet " * 60,
-            statuses[i % len(statuses)],
-            (i % 100) / 100,
-            f"reason {i}",
-            evaluations=(Evaluation("says", statuses[i % len(statuses)], 0.5, "why"),),
+            output=f"answer {i} " + "dolor sit amet " * 60,
+            status=statuses[i % len(statuses)],
+            score=(i % 100) / 100,
+            reason=f"reason {i}",
+            evaluations=(Evaluation("says", statuses[i % len(statuses)], score=0.5, reason="why"),),
         )
         for i in range(5000)
     ]

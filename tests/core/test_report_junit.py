@@ -21,7 +21,7 @@ def schema() -> xmlschema.XMLSchema:
 
 
 def case(name: str, status: Any, **more: Any) -> EvalResult:
-    return EvalResult(name, more.pop("input", "question"), more.pop("output", "answer"), status, **more)
+    return EvalResult(name, more.pop("input", "question"), output=more.pop("output", "answer"), status=status, **more)
 
 
 def sample() -> EvalReport:
@@ -34,8 +34,8 @@ def sample() -> EvalReport:
                 score=0.5,
                 reason="contains: missing '4'",
                 evaluations=(
-                    Evaluation("contains", "failed", 0.5, "missing '4'"),
-                    Evaluation("exact_match", "passed", 1.0),
+                    Evaluation("contains", "failed", score=0.5, reason="missing '4'"),
+                    Evaluation("exact_match", "passed", score=1.0),
                 ),
                 expected="4",
             ),

@@ -10,7 +10,7 @@ from agent_eval._report import markdown
 
 
 def case(name: str, status: Any, **more: Any) -> EvalResult:
-    return EvalResult(name, "q", "a", status, **more)
+    return EvalResult(name, "q", output="a", status=status, **more)
 
 
 def sample(**metadata: Any) -> EvalReport:

@@ -278,3 +278,34 @@ def test_cases_know_their_line_in_yaml_and_jsonl(tmp_path: Path) -> None:
     assert [case.location for case in yaml_suite.cases] == [f"{tmp_path / 's.yaml'}:2", f"{tmp_path / 's.yaml'}:3"]
     lines = load(write(tmp_path, "c.jsonl", '{"name": "a", "input": 1}\n\n{"name": "b", "input": 2}\n'))
     assert [case.location for case in lines.cases] == [f"{tmp_path / 'c.jsonl'}:1", f"{tmp_path / 'c.jsonl'}:3"]
+
+
+def test_cases_loaded_from_a_file_are_checked_once_not_again_by_the_suite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_eval import EvalSuite
+
+    calls: list[str] = []
+    original = fake_plugin._Same.check_case
+
+    def counting(self: fake_plugin._Same, case: object) -> None:
+        calls.append(getattr(case, "name", "?"))
+        original(self, case)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fake_plugin._Same, "check_case", counting)
+    path = write(
+        tmp_path,
+        "suite.yaml",
+        """
+        cases:
+          - {name: a, input: x, expected: x, evaluators: [same]}
+          - {name: b, input: y, expected: y, evaluators: [same]}
+        """,
+    )
+    suite = load(path)
+    assert calls == ["a", "b"]
+    report = EvalSuite(lambda value: value, suite.cases).run(print=False)
+    assert calls == ["a", "b"]  # not checked a second time
+    assert report.passed == 2
+    EvalSuite(lambda value: value, list(suite.cases)).run(print=False)
+    assert calls == ["a", "b", "a", "b"]  # plain cases given in Python are checked

@@ -29,17 +29,18 @@ if TYPE_CHECKING:
         EvaluatorContext,
         Verdict,
     )
+    from agent_eval._paths import resolve_path
     from agent_eval._plugins import get_registry, registry_of
     from agent_eval._references import load_agent
     from agent_eval._runner import EvalSuite
     from agent_eval._suite import SuiteFile, load_suite
-    from agent_eval._text import as_text, resolve_path
+    from agent_eval._text import as_text, describe_error, short_repr, shorten
 
 __all__ = [
     "AgentContext",
     "AgentEvalError",
-    "AgentRun",
     "AgentReferenceError",
+    "AgentRun",
     "AmbiguousEvaluator",
     "Case",
     "EvalReport",
@@ -58,6 +59,7 @@ __all__ = [
     "__version__",
     "as_text",
     "callable_name",
+    "describe_error",
     "get_registry",
     "hookimpl",
     "hookspec",
@@ -66,6 +68,8 @@ __all__ = [
     "load_suite",
     "registry_of",
     "resolve_path",
+    "short_repr",
+    "shorten",
 ]
 
 # Names imported on first use: a command that only lists plugins should not pay for the records,
@@ -80,7 +84,10 @@ _LAZY = {
     "Verdict": "agent_eval._model",
     "EvalSuite": "agent_eval._runner",
     "as_text": "agent_eval._text",
-    "resolve_path": "agent_eval._text",
+    "resolve_path": "agent_eval._paths",
+    "describe_error": "agent_eval._text",
+    "short_repr": "agent_eval._text",
+    "shorten": "agent_eval._text",
     "AgentRun": "agent_eval._agent_run",
     "ToolCall": "agent_eval._agent_run",
     "Usage": "agent_eval._agent_run",

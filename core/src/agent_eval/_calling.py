@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 
 from agent_eval._model import Evaluation, Status, Verdict
+from agent_eval._text import short_repr
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
@@ -121,24 +122,20 @@ class Call:
 def to_evaluation(name: str, value: Any, duration_ms: float) -> Evaluation:
     """Turn what an evaluator returned into an Evaluation; anything but bool or Verdict is an error."""
     if value is True:
-        return Evaluation(name, "passed", 1.0, None, None, duration_ms)
+        return Evaluation(name, "passed", score=1.0, duration_ms=duration_ms)
     if value is False:
-        return Evaluation(name, "failed", 0.0, None, None, duration_ms)
+        return Evaluation(name, "failed", score=0.0, duration_ms=duration_ms)
     if isinstance(value, Verdict):
         problem = _verdict_problem(value)
         if problem:
-            return Evaluation(name, "error", None, None, problem, duration_ms)
+            return Evaluation(name, "error", error=problem, duration_ms=duration_ms)
         score = value.score if value.score is not None else (1.0 if value.passed else 0.0)
         status: Status = "passed" if value.passed else "failed"
-        return Evaluation(name, status, float(score), value.reason, None, duration_ms, value.metadata)
-    return Evaluation(
-        name,
-        "error",
-        None,
-        None,
-        f"returned {short_repr(value)}; an evaluator must return a bool or a Verdict",
-        duration_ms,
-    )
+        return Evaluation(
+            name, status, score=float(score), reason=value.reason, duration_ms=duration_ms, metadata=value.metadata
+        )
+    problem = f"returned {short_repr(value)}; an evaluator must return a bool or a Verdict"
+    return Evaluation(name, "error", error=problem, duration_ms=duration_ms)
 
 
 def _verdict_problem(verdict: Verdict) -> str | None:
@@ -153,15 +150,6 @@ def _verdict_problem(verdict: Verdict) -> str | None:
     if not 0.0 <= score <= 1.0:
         return f"returned Verdict(score={score!r}); score must be from 0 to 1"
     return None
-
-
-def short_repr(value: Any, limit: int = 60) -> str:
-    """``repr(value)`` cut to ``limit`` characters."""
-    try:
-        text = repr(value)
-    except Exception:  # a broken __repr__ must not break the report
-        text = f"<{type(value).__name__} object>"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 async def invoke(func: Callable[..., Any], first: Any, ctx: Any = None) -> Any:

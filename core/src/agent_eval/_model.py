@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import attrs
 
-from agent_eval._errors import SuiteError
+from agent_eval._codec import ANY, MAPPING, codec_of, records, tuple_of
 
 Status = Literal["passed", "failed", "error", "skipped"]
 STATUSES: tuple[Status, ...] = ("passed", "failed", "error", "skipped")
 
 REPORT_FORMAT = "agent-eval/report"
 REPORT_VERSION = 1
-
-_CASE_KEYS = ("name", "input", "expected", "evaluator", "evaluators", "metadata")
 
 
 @attrs.frozen
@@ -38,22 +35,16 @@ class AgentContext:
     env: Mapping[str, str] = attrs.Factory(dict)
 
 
-def _tuple(items: Iterable[Any]) -> tuple[Any, ...]:
-    # A Python function rather than the builtin ``tuple``: attrs inspects a converter's signature,
-    # and for a builtin that means tokenizing its text signature (9 ms at import).
-    return tuple(items)
-
-
 @attrs.frozen
 class Case:
     """One input for the agent and the evaluators that grade its answer."""
 
     name: str
     input: Any
-    expected: Any = None
-    evaluator: Any = None
-    evaluators: tuple[Any, ...] = attrs.field(default=(), converter=_tuple)
-    metadata: Mapping[str, Any] = attrs.Factory(dict)
+    expected: Any = attrs.field(default=None, kw_only=True)
+    evaluator: Any = attrs.field(default=None, kw_only=True)
+    evaluators: tuple[Any, ...] = attrs.field(default=(), converter=tuple_of, kw_only=True)
+    metadata: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True)
     #: Where the case was defined (``suite.yaml:12``), when it came from a file.
     location: str | None = attrs.field(default=None, kw_only=True)
 
@@ -64,30 +55,6 @@ class Case:
             return self.evaluators
         return (self.evaluator, *self.evaluators)
 
-    @classmethod
-    def coerce(cls, value: Case | Mapping[str, Any], index: int = 0) -> Case:
-        """Return ``value`` as a Case; a mapping must use the Case's keys."""
-        if isinstance(value, Case):
-            return value
-        if not isinstance(value, Mapping):
-            raise SuiteError([f"case #{index + 1}: expected a Case or a dict, got {type(value).__name__}"])
-        unknown = [key for key in value if key not in _CASE_KEYS]
-        if unknown:
-            raise SuiteError(
-                [f"case #{index + 1}: unknown key {unknown[0]!r}; a case has keys {', '.join(_CASE_KEYS)}"]
-            )
-        if "name" not in value or "input" not in value:
-            missing = "name" if "name" not in value else "input"
-            raise SuiteError([f"case #{index + 1}: missing key {missing!r}"])
-        return cls(
-            name=value["name"],
-            input=value["input"],
-            expected=value.get("expected"),
-            evaluator=value.get("evaluator"),
-            evaluators=value.get("evaluators") or (),
-            metadata=value.get("metadata") or {},
-        )
-
 
 @attrs.frozen
 class EvaluatorContext:
@@ -95,9 +62,9 @@ class EvaluatorContext:
 
     case: Case
     output: Any
-    agent_ctx: AgentContext = attrs.Factory(AgentContext)
+    agent_ctx: AgentContext = attrs.field(factory=AgentContext, kw_only=True)
     #: How long the agent took to answer, in milliseconds.
-    duration_ms: float = 0.0
+    duration_ms: float = attrs.field(default=0.0, kw_only=True)
 
     @property
     def name(self) -> str:
@@ -126,11 +93,11 @@ class Evaluation:
 
     name: str
     status: Status
-    score: float | None = None
-    reason: str | None = None
-    error: str | None = None
-    duration_ms: float = 0.0
-    metadata: Mapping[str, Any] = attrs.Factory(dict)
+    score: float | None = attrs.field(default=None, kw_only=True)
+    reason: str | None = attrs.field(default=None, kw_only=True)
+    error: str | None = attrs.field(default=None, kw_only=True)
+    duration_ms: float = attrs.field(default=0.0, kw_only=True)
+    metadata: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True, metadata=MAPPING)
 
     @property
     def passed(self) -> bool:
@@ -139,29 +106,13 @@ class Evaluation:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of this evaluation."""
-        return {
-            "name": self.name,
-            "passed": self.passed,
-            "status": self.status,
-            "score": self.score,
-            "reason": self.reason,
-            "error": self.error,
-            "duration_ms": round(self.duration_ms, 3),
-            "metadata": jsonable(self.metadata),
-        }
+        return codec_of(Evaluation).to_dict(self, {"passed": self.passed})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Evaluation:
         """Load what :meth:`to_dict` wrote."""
-        return cls(
-            name=data["name"],
-            status=data["status"],
-            score=data.get("score"),
-            reason=data.get("reason"),
-            error=data.get("error"),
-            duration_ms=data.get("duration_ms", 0.0),
-            metadata=data.get("metadata") or {},
-        )
+        evaluation: Evaluation = codec_of(cls).from_dict(data)
+        return evaluation
 
 
 @attrs.frozen
@@ -169,16 +120,18 @@ class EvalResult:
     """The outcome of one case: the agent's output and every evaluation of it."""
 
     name: str
-    input: Any
-    output: Any
-    status: Status
-    score: float | None = None
-    reason: str | None = None
-    error: str | None = None
-    duration_ms: float = 0.0
-    evaluations: tuple[Evaluation, ...] = ()
-    expected: Any = None
-    metadata: Mapping[str, Any] = attrs.Factory(dict)
+    input: Any = attrs.field(metadata=ANY)
+    output: Any = attrs.field(default=None, kw_only=True, metadata=ANY)
+    expected: Any = attrs.field(default=None, kw_only=True, metadata=ANY)
+    status: Status = attrs.field(kw_only=True)
+    score: float | None = attrs.field(default=None, kw_only=True)
+    reason: str | None = attrs.field(default=None, kw_only=True)
+    error: str | None = attrs.field(default=None, kw_only=True)
+    duration_ms: float = attrs.field(default=0.0, kw_only=True)
+    metadata: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True, metadata=MAPPING)
+    evaluations: tuple[Evaluation, ...] = attrs.field(
+        default=(), converter=tuple_of, kw_only=True, metadata=records(Evaluation)
+    )
 
     @property
     def passed(self) -> bool:
@@ -187,57 +140,29 @@ class EvalResult:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of this result."""
-        return {
-            "name": self.name,
-            "input": jsonable(self.input),
-            "output": jsonable(self.output),
-            "expected": jsonable(self.expected),
-            "passed": self.passed,
-            "status": self.status,
-            "score": self.score,
-            "reason": self.reason,
-            "error": self.error,
-            "duration_ms": round(self.duration_ms, 3),
-            "metadata": jsonable(self.metadata),
-            "evaluations": [evaluation.to_dict() for evaluation in self.evaluations],
-        }
+        return codec_of(EvalResult).to_dict(self, {"passed": self.passed})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalResult:
         """Load what :meth:`to_dict` wrote."""
-        return cls(
-            name=data["name"],
-            input=data.get("input"),
-            output=data.get("output"),
-            status=data["status"],
-            score=data.get("score"),
-            reason=data.get("reason"),
-            error=data.get("error"),
-            duration_ms=data.get("duration_ms", 0.0),
-            evaluations=tuple(Evaluation.from_dict(e) for e in data.get("evaluations", ())),
-            expected=data.get("expected"),
-            metadata=data.get("metadata") or {},
-        )
-
-
-def _results(cases: Iterable[EvalResult]) -> tuple[EvalResult, ...]:
-    return tuple(cases)
+        result: EvalResult = codec_of(cls).from_dict(data)
+        return result
 
 
 @attrs.frozen
 class EvalReport:
     """All results of a run, in input order, with counts and the pass rate."""
 
-    cases: tuple[EvalResult, ...] = attrs.field(converter=_results)
-    name: str | None = None
-    total_ms: float = 0.0
-    started_at: str | None = None
+    cases: tuple[EvalResult, ...] = attrs.field(converter=tuple_of, metadata=records(EvalResult))
+    name: str | None = attrs.field(default=None, kw_only=True)
+    total_ms: float = attrs.field(default=0.0, kw_only=True)
+    started_at: str | None = attrs.field(default=None, kw_only=True)
     #: True when the run was stopped (Ctrl-C) before every case finished.
-    interrupted: bool = False
-    #: How many cases the run was asked to run (``total`` may be less if interrupted).
-    planned: int | None = None
+    interrupted: bool = attrs.field(default=False, kw_only=True)
+    #: How many cases the run was asked to run (``total`` may be less if interrupted); None: ``total``.
+    planned: int | None = attrs.field(default=None, kw_only=True)
     #: Facts about the run: suite file, agent reference, versions, ...
-    metadata: Mapping[str, Any] = attrs.Factory(dict)
+    metadata: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True, metadata=MAPPING)
 
     passed: int = attrs.field(init=False)
     failed: int = attrs.field(init=False)
@@ -252,6 +177,8 @@ class EvalReport:
         object.__setattr__(self, "failed", counts["failed"])
         object.__setattr__(self, "errored", counts["error"])
         object.__setattr__(self, "skipped", counts["skipped"])
+        if self.planned is None:
+            object.__setattr__(self, "planned", len(self.cases))
 
     @property
     def total(self) -> int:
@@ -275,24 +202,18 @@ class EvalReport:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the whole report; :meth:`from_dict` loads it back."""
-        return {
+        counts = {
             "format": REPORT_FORMAT,
             "version": REPORT_VERSION,
-            "name": self.name,
-            "started_at": self.started_at,
-            "interrupted": self.interrupted,
-            "planned": self.planned if self.planned is not None else self.total,
             "passed": self.passed,
             "failed": self.failed,
             "errored": self.errored,
             "skipped": self.skipped,
             "total": self.total,
             "pass_rate": self.pass_rate,
-            "total_ms": round(self.total_ms, 3),
             "usage": self.usage,
-            "metadata": jsonable(self.metadata),
-            "cases": [result.to_dict() for result in self.cases],
         }
+        return codec_of(EvalReport).to_dict(self, counts)
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """The report as a JSON document."""
@@ -305,15 +226,8 @@ class EvalReport:
         """Load a report written by :meth:`to_dict` (or read back from ``to_json``)."""
         if not isinstance(data, Mapping) or not isinstance(data.get("cases"), list):
             raise ValueError("not an agent-eval report: expected an object with a 'cases' list")
-        return cls(
-            cases=[EvalResult.from_dict(case) for case in data["cases"]],
-            name=data.get("name"),
-            total_ms=data.get("total_ms", 0.0),
-            started_at=data.get("started_at"),
-            interrupted=bool(data.get("interrupted", False)),
-            planned=data.get("planned"),
-            metadata=data.get("metadata") or {},
-        )
+        report: EvalReport = codec_of(cls).from_dict(data)
+        return report
 
     @classmethod
     def from_json(cls, text: str) -> EvalReport:
@@ -333,18 +247,3 @@ def sum_usage(usages: Iterable[Mapping[str, Any] | None]) -> dict[str, int]:
             if isinstance(value, int | float) and not isinstance(value, bool):
                 total[key] = total.get(key, 0) + int(value)
     return total
-
-
-def jsonable(value: Any) -> Any:
-    """``value`` with everything JSON cannot hold replaced by its ``repr``."""
-    if value is None or isinstance(value, str | bool | int):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else repr(value)
-    if isinstance(value, Mapping):
-        return {str(key): jsonable(item) for key, item in value.items()}
-    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
-        return [jsonable(item) for item in value]
-    if isinstance(value, bytes | bytearray):
-        return bytes(value).decode("utf-8", errors="replace")
-    return repr(value)

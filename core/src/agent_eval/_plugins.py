@@ -12,6 +12,7 @@ import pluggy
 
 from agent_eval import hookspecs
 from agent_eval._errors import AmbiguousEvaluator, EvaluatorNotFound, PluginLoadError, did_you_mean
+from agent_eval._text import describe_error
 
 if TYPE_CHECKING:
     from agent_eval._entrypoints import EntryPoint
@@ -83,7 +84,7 @@ class EvaluatorInfo:
 def _describe_parameter(parameter: Any) -> dict[str, Any]:
     import inspect
 
-    from agent_eval._model import jsonable
+    from agent_eval._codec import jsonable
 
     kinds = {
         inspect.Parameter.POSITIONAL_ONLY: "positional",
@@ -271,12 +272,6 @@ def _make_info(
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"evaluator name {name!r} must be an identifier; pass register(f, name='...')")
     return EvaluatorInfo(name, factory, plugin, distribution, version)
-
-
-def describe_error(error: BaseException) -> str:
-    """``Type: message`` on one line."""
-    text = " ".join(str(error).split())
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def _truthy(value: str | None) -> bool:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_eval._errors import AgentReferenceError, did_you_mean
-from agent_eval._plugins import describe_error
+from agent_eval._text import describe_error
 
 
 def load_agent(reference: str, *, origin: str = "--agent") -> Callable[..., Any]:

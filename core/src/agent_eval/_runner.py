@@ -14,10 +14,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from agent_eval._calling import Call, short_repr, to_evaluation
-from agent_eval._errors import AgentEvalError, Skip, SuiteError
-from agent_eval._model import AgentContext, Case, EvalReport, EvalResult, Evaluation, EvaluatorContext, Verdict
-from agent_eval._plugins import describe_error
+from agent_eval._calling import Call, to_evaluation
+from agent_eval._cases import Cases, check_cases
+from agent_eval._errors import AgentEvalError, Skip
+from agent_eval._model import AgentContext, Case, EvalReport, EvalResult, Evaluation, EvaluatorContext, Status, Verdict
+from agent_eval._text import describe_error, short_repr
 from agent_eval._threads import ThreadPool
 
 #: Called with (index, result) as each case finishes.
@@ -37,9 +38,9 @@ class EvalSuite:
         if not callable(agent):
             raise TypeError(f"agent must be callable, got {short_repr(agent)}")
         self.agent = agent
-        self.cases: list[Case] = [Case.coerce(case, index) for index, case in enumerate(cases)]
+        #: The cases, checked once (cases loaded from a suite file already were).
+        self.cases: Cases = check_cases(cases)
         self.name = name
-        check_cases(self.cases)
 
     def run(
         self,
@@ -100,41 +101,6 @@ class EvalSuite:
         return report
 
 
-def check_cases(cases: Sequence[Case]) -> None:
-    """Raise SuiteError for duplicate names and for evaluators that reject their case."""
-    problems: list[str] = []
-    seen: set[str] = set()
-    for index, case in enumerate(cases):
-        where = case.location or f"case #{index + 1}"
-        if not isinstance(case.name, str) or not case.name:
-            problems.append(f"{where}: the case name must be a non-empty string, got {short_repr(case.name)}")
-        elif case.name in seen:
-            problems.append(f"{where}: duplicate case name {case.name!r}; names must be unique")
-        seen.add(case.name)
-        for evaluator in case.all_evaluators:
-            problem = case_problem(evaluator, case)
-            if problem:
-                problems.append(f"{where}: case {case.name!r}: {problem}")
-    if problems:
-        raise SuiteError(problems)
-
-
-def case_problem(evaluator: Any, case: Case) -> str | None:
-    """What is wrong with using ``evaluator`` on ``case``, or None."""
-    if not callable(evaluator):
-        return f"evaluator {short_repr(evaluator)} is not callable"
-    check = getattr(evaluator, "check_case", None)
-    if check is None:
-        return None
-    try:
-        check(case)
-    except (ValueError, TypeError, AgentEvalError) as error:
-        return f"{Call.of(evaluator).name}: {error}"
-    except Exception as error:  # a bug in the evaluator: reported as a problem, not a crash
-        return f"{Call.of(evaluator).name}: check_case failed: {describe_error(error)}"
-    return None
-
-
 def _check_options(concurrency: int, timeout: float | None) -> None:
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be a whole number of at least 1, got {concurrency!r}")
@@ -148,7 +114,7 @@ class _Runner:
     def __init__(
         self,
         agent: Callable[..., Any],
-        cases: list[Case],
+        cases: Sequence[Case],
         ctx: AgentContext,
         concurrency: int,
         timeout: float | None,
@@ -239,17 +205,14 @@ class _Runner:
             return EvalResult(
                 case.name,
                 case.input,
-                output,
-                "skipped",
-                None,
-                "no evaluators",
-                None,
-                agent_ms,
-                (),
-                case.expected,
-                case.metadata,
+                output=output,
+                expected=case.expected,
+                status="skipped",
+                reason="no evaluators",
+                duration_ms=agent_ms,
+                metadata=case.metadata,
             )
-        ectx = EvaluatorContext(case, output, self.ctx, agent_ms)
+        ectx = EvaluatorContext(case, output, agent_ctx=self.ctx, duration_ms=agent_ms)
         if len(evaluators) == 1:
             evaluations: Sequence[Evaluation] = (await self._evaluate(evaluators[0], output, ectx),)
         else:
@@ -311,14 +274,16 @@ class _Runner:
         try:
             value = await self._invoke(call, output, ectx)
         except Skip as skip:
-            return Evaluation(call.name, "skipped", None, skip.reason, None, _ms(start))
+            return Evaluation(call.name, "skipped", reason=skip.reason, duration_ms=_ms(start))
         except asyncio.CancelledError:
             raise
         except (Exception, SystemExit) as error:
             # an error may carry facts worth keeping, such as the tokens a judge spent before failing
             facts = getattr(error, "metadata", None)
             metadata = dict(facts) if isinstance(facts, Mapping) else {}
-            return Evaluation(call.name, "error", None, None, describe_error(error), _ms(start), metadata)
+            return Evaluation(
+                call.name, "error", error=describe_error(error), duration_ms=_ms(start), metadata=metadata
+            )
         return to_evaluation(call.name, value, _ms(start))
 
     async def _evaluate_all(
@@ -347,7 +312,14 @@ def _ms(start: float) -> float:
 
 def _errored(case: Case, output: Any, error: str, start: float) -> EvalResult:
     return EvalResult(
-        case.name, case.input, output, "error", None, None, error, _ms(start), (), case.expected, case.metadata
+        case.name,
+        case.input,
+        output=output,
+        expected=case.expected,
+        status="error",
+        error=error,
+        duration_ms=_ms(start),
+        metadata=case.metadata,
     )
 
 
@@ -359,17 +331,18 @@ def _assemble(case: Case, output: Any, evaluations: Sequence[Evaluation], durati
         return EvalResult(
             case.name,
             case.input,
-            output,
-            only.status,
-            only.score,
-            only.reason,
-            error,
-            duration_ms,
-            tuple(evaluations),
-            case.expected,
-            case.metadata,
+            output=output,
+            expected=case.expected,
+            status=only.status,
+            score=only.score,
+            reason=only.reason,
+            error=error,
+            duration_ms=duration_ms,
+            metadata=case.metadata,
+            evaluations=evaluations,
         )
     statuses = {evaluation.status for evaluation in evaluations}
+    status: Status
     if "error" in statuses:
         status = "error"
     elif "failed" in statuses:
@@ -384,15 +357,15 @@ def _assemble(case: Case, output: Any, evaluations: Sequence[Evaluation], durati
     return EvalResult(
         case.name,
         case.input,
-        output,
-        status,  # type: ignore[arg-type]
-        sum(scores) / len(scores) if scores else None,
-        "; ".join(failing) or None,
-        "; ".join(errors) or None,
-        duration_ms,
-        tuple(evaluations),
-        case.expected,
-        case.metadata,
+        output=output,
+        expected=case.expected,
+        status=status,
+        score=sum(scores) / len(scores) if scores else None,
+        reason="; ".join(failing) or None,
+        error="; ".join(errors) or None,
+        duration_ms=duration_ms,
+        metadata=case.metadata,
+        evaluations=evaluations,
     )
 
 

@@ -1,17 +1,15 @@
-"""Helpers for evaluator authors: an output as text, and paths relative to the suite file."""
+"""Text for people: an output as text, values and errors in one bounded line.
+
+Every report, message and reason that shows a value it did not make goes through these helpers, so a
+value of any type (or one whose ``repr`` raises) comes out as a bounded line of text.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from pathlib import Path
-
-# pathlib and json load only when used: evaluators import this module on their first call.
-_suite_dir: contextvars.ContextVar[Path | None] = contextvars.ContextVar("agent_eval_suite_dir", default=None)
+#: What ends a shortened text.
+ELLIPSIS = "…"
 
 
 def as_text(output: Any) -> str:
@@ -32,22 +30,33 @@ def as_text(output: Any) -> str:
     return str(output)
 
 
-def resolve_path(path: str | Path) -> Path:
-    """``path`` relative to the suite file being loaded (or the current directory)."""
-    from pathlib import Path
-
-    candidate = Path(path).expanduser()
-    if candidate.is_absolute():
-        return candidate
-    base = _suite_dir.get()
-    return (base / candidate) if base is not None else Path.cwd() / candidate
+def shorten(text: str | None, limit: int = 80) -> str:
+    """``text`` on one line (runs of whitespace become one space), at most ``limit`` characters."""
+    if not text:
+        return ""
+    line = " ".join(str(text).split())
+    return cut(line, limit)
 
 
-@contextlib.contextmanager
-def relative_to(directory: Path) -> Iterator[None]:
-    """While loading a suite file, make :func:`resolve_path` resolve against its directory."""
-    token = _suite_dir.set(directory)
+def cut(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, the last being ``…`` when something was cut."""
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + ELLIPSIS
+
+
+def short_repr(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters; a broken ``__repr__`` gives ``<Type object>``."""
     try:
-        yield
-    finally:
-        _suite_dir.reset(token)
+        text = repr(value)
+    except Exception:  # a broken __repr__ must not break the report
+        text = f"<{type(value).__name__} object>"
+    return cut(text, limit)
+
+
+def describe_error(error: BaseException) -> str:
+    """``Type: message`` on one line."""
+    try:
+        text = " ".join(str(error).split())
+    except Exception:  # an exception whose __str__ raises is still an error to report
+        text = ""
+    name = type(error).__name__
+    return f"{name}: {text}" if text else name

@@ -11,7 +11,7 @@ from agent_eval_exact import exact_match
 
 
 def grade(evaluator: Any, output: Any, expected: Any = None) -> Verdict:
-    ctx = EvaluatorContext(Case("case", "input", expected), output)
+    ctx = EvaluatorContext(Case("case", "input", expected=expected), output)
     verdict = evaluator(output, ctx)
     assert isinstance(verdict, Verdict)
     return verdict

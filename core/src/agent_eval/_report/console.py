@@ -7,6 +7,7 @@ import sys
 from typing import IO, TYPE_CHECKING, Any
 
 from agent_eval._model import EvalReport, EvalResult
+from agent_eval._text import shorten
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -57,14 +58,6 @@ def format_duration(ms: float) -> str:
     if ms < 1000:
         return f"{ms:.0f} ms"
     return f"{ms / 1000:.2f} s"
-
-
-def shorten(text: str | None, limit: int = 80) -> str:
-    """One line of at most ``limit`` characters."""
-    if not text:
-        return ""
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def render_table(report: EvalReport, console: Console) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent_eval._model import EvalReport, EvalResult, jsonable
+from agent_eval._codec import jsonable
+from agent_eval._model import EvalReport, EvalResult
 from agent_eval._report.files import LineWriter, write_atomic
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_eval._model import EvalReport, EvalResult
 from agent_eval._report.files import write_atomic
+from agent_eval._text import shorten
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
@@ -143,10 +144,7 @@ def _seconds(ms: float) -> str:
 
 def _message(text: str) -> str:
     """A one-line, bounded attribute value."""
-    line = " ".join(text.split())
-    if len(line) > MESSAGE_LIMIT:
-        line = line[: MESSAGE_LIMIT - 1] + "…"
-    return _clean(line)
+    return _clean(shorten(text, MESSAGE_LIMIT))
 
 
 def _clean(text: str) -> str:

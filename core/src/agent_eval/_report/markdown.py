@@ -8,8 +8,9 @@ from pathlib import Path
 import attrs
 
 from agent_eval._model import EvalReport, EvalResult
-from agent_eval._report.console import format_duration, shorten
+from agent_eval._report.console import format_duration
 from agent_eval._report.files import write_atomic
+from agent_eval._text import shorten
 
 #: At most this many failing cases are listed; the rest are counted.
 FAILING_LIMIT = 50

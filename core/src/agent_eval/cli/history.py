@@ -247,7 +247,7 @@ def _describe(report: EvalReport, ref: str) -> str:
 def _change_line(change: CaseChange) -> Text:
     from rich.text import Text
 
-    from agent_eval._report.console import shorten
+    from agent_eval._text import shorten
 
     line = Text("  ")
     line.append(change.name, style="bold")

@@ -1,0 +1,134 @@
+"""Cases: the keys a case has, turning a mapping into a Case, and checking cases before a run.
+
+This is the one place cases are checked. Suite files (which know where each case stands in the file)
+and ``EvalSuite`` (given cases in Python) both use it, and a :class:`Cases` collection that was
+checked once is never checked again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from agent_eval._calling import callable_name
+from agent_eval._errors import AgentEvalError, SuiteError
+from agent_eval._model import Case
+from agent_eval._text import describe_error, short_repr
+
+#: The keys of a case, in Python (a dict) and in suite files alike.
+CASE_KEYS = ("name", "input", "expected", "evaluator", "evaluators", "metadata")
+#: The keys a case must have.
+REQUIRED_KEYS = ("name", "input")
+
+
+class Cases(tuple[Case, ...]):
+    """Cases that were checked together: names unique, every evaluator accepts its case."""
+
+    __slots__ = ()
+
+    def select(self, wanted: Iterable[Case]) -> Cases:
+        """Some of these cases (still checked: a part of a checked whole is checked)."""
+        return Cases(wanted)
+
+
+def unknown_keys(data: Mapping[Any, Any]) -> list[Any]:
+    """The keys of ``data`` that a case does not have."""
+    return [key for key in data if key not in CASE_KEYS]
+
+
+def missing_keys(data: Mapping[Any, Any]) -> list[str]:
+    """The required keys ``data`` lacks."""
+    return [key for key in REQUIRED_KEYS if key not in data]
+
+
+def name_problem(name: Any) -> str | None:
+    """What is wrong with ``name`` as a case name, or None."""
+    if isinstance(name, str) and name.strip():
+        return None
+    return f"the case name must be a non-empty string, got {short_repr(name)}"
+
+
+def evaluator_problem(evaluator: Any, case: Case) -> str | None:
+    """What is wrong with using ``evaluator`` on ``case`` (its own ``check_case`` says), or None."""
+    if not callable(evaluator):
+        return f"evaluator {short_repr(evaluator)} is not callable"
+    check = getattr(evaluator, "check_case", None)
+    if check is None:
+        return None
+    try:
+        check(case)
+    except (ValueError, TypeError, AgentEvalError) as error:
+        return f"{callable_name(evaluator)}: {error}"
+    except Exception as error:  # a bug in the evaluator: reported as a problem, not a crash
+        return f"{callable_name(evaluator)}: check_case failed: {describe_error(error)}"
+    return None
+
+
+class Checker:
+    """Checks cases one at a time as they are built, remembering names; problems are collected."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+        #: Where each name was first seen.
+        self.first_seen: dict[str, str] = {}
+
+    def duplicate(self, name: str, where: str) -> str | None:
+        """The problem when ``name`` was seen before, else None (and ``name`` is remembered here)."""
+        first = self.first_seen.get(name)
+        if first is None:
+            self.first_seen[name] = where
+            return None
+        return f"duplicate case name {name!r} (first at {first}); names must be unique"
+
+    def evaluators(self, case: Case, label: str, where: str) -> bool:
+        """Check every evaluator of ``case`` against it; True when none objects."""
+        clean = True
+        for evaluator in case.all_evaluators:
+            problem = evaluator_problem(evaluator, case)
+            if problem:
+                self.problems.append(f"{where}: {label}: {problem}")
+                clean = False
+        return clean
+
+
+def coerce(value: Case | Mapping[str, Any], index: int = 0) -> Case:
+    """``value`` as a Case; a mapping must have the keys of a case and no others."""
+    if isinstance(value, Case):
+        return value
+    if not isinstance(value, Mapping):
+        raise SuiteError([f"case #{index + 1}: expected a Case or a dict, got {type(value).__name__}"])
+    unknown = unknown_keys(value)
+    if unknown:
+        raise SuiteError([f"case #{index + 1}: unknown key {unknown[0]!r}; a case has keys {', '.join(CASE_KEYS)}"])
+    missing = missing_keys(value)
+    if missing:
+        raise SuiteError([f"case #{index + 1}: missing key {missing[0]!r}"])
+    return Case(
+        value["name"],
+        value["input"],
+        expected=value.get("expected"),
+        evaluator=value.get("evaluator"),
+        evaluators=value.get("evaluators") or (),
+        metadata=value.get("metadata") or {},
+    )
+
+
+def check_cases(cases: Iterable[Case | Mapping[str, Any]]) -> Cases:
+    """The cases, coerced and checked; a :class:`Cases` is returned as it is (it was checked)."""
+    if isinstance(cases, Cases):
+        return cases
+    checker = Checker()
+    built: list[Case] = []
+    for index, value in enumerate(cases):
+        case = coerce(value, index)
+        where = case.location or f"case #{index + 1}"
+        problem = name_problem(case.name)
+        if problem is None:
+            problem = checker.duplicate(case.name, where)
+        if problem is not None:
+            checker.problems.append(f"{where}: {problem}")
+        checker.evaluators(case, f"case {case.name!r}", where)
+        built.append(case)
+    if checker.problems:
+        raise SuiteError(checker.problems)
+    return Cases(built)

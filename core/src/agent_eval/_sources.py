@@ -1,0 +1,180 @@
+"""Reading suite and cases files: each becomes sources, and a place in a source tells ``file:line:col``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent_eval._errors import SuiteError
+from agent_eval._sourcemap import Path_, Position, SourceError, json_positions, load_json, load_yaml
+from agent_eval._text import short_repr
+
+FORMATS = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+MAX_BYTES = 200 * 1024 * 1024
+
+
+class Source:
+    """One parsed file (or one line of a JSONL file) and a way to turn a path inside it into a position."""
+
+    def __init__(self, path: Path, data: Any, positions: dict[Path_, Position] | None, text: str) -> None:
+        self.path = path
+        self.data = data
+        self._positions = positions
+        self._text = text
+
+    @property
+    def is_line(self) -> bool:
+        """True for one line of a JSONL file."""
+        return False
+
+    def where(self, at: Path_) -> str:
+        """``file:line:column`` of the value at ``at`` (or of the nearest enclosing one)."""
+        if self._positions is None:
+            self._positions = _safe_json_positions(self._text)
+        for end in range(len(at), -1, -1):
+            position = self._positions.get(at[:end])
+            if position is not None:
+                return f"{self.path}:{position[0]}:{position[1]}"
+        return f"{self.path}:1:1"
+
+    def location(self, at: Path_) -> str:
+        """``file:line`` where that is known without work (YAML, JSONL), else the file alone.
+
+        JSON positions are only worked out for errors: scanning a large file for every case would
+        cost more than loading it.
+        """
+        if self._positions is None:
+            return str(self.path)
+        return self.where(at).rsplit(":", 1)[0]
+
+
+class LineSource(Source):
+    """One line of a JSONL file: positions are that line's."""
+
+    def __init__(self, path: Path, data: Any, text: str, number: int) -> None:
+        super().__init__(path, data, None, text)
+        self.number = number
+
+    @property
+    def is_line(self) -> bool:
+        return True
+
+    def where(self, at: Path_) -> str:
+        _, line, column = super().where(at).rsplit(":", 2)
+        return f"{self.path}:{self.number + int(line) - 1}:{column}"
+
+    def location(self, at: Path_) -> str:
+        return f"{self.path}:{self.number}"
+
+
+class Place:
+    """A value inside a source: the source and the path of keys and indexes that leads to it."""
+
+    __slots__ = ("at", "source")
+
+    def __init__(self, source: Source, at: Path_ = ()) -> None:
+        self.source = source
+        self.at = at
+
+    def child(self, *keys: str | int) -> Place:
+        """The place of a value inside this one."""
+        return Place(self.source, (*self.at, *keys))
+
+    @property
+    def value(self) -> Any:
+        """The value standing here."""
+        node = self.source.data
+        for key in self.at:
+            node = node[key]
+        return node
+
+    def where(self) -> str:
+        """``file:line:column``."""
+        return self.source.where(self.at)
+
+    def location(self) -> str:
+        """``file:line`` (or the file alone, for JSON)."""
+        return self.source.location(self.at)
+
+
+def parse(path: Path) -> list[Source]:
+    """The file as one source (YAML, JSON) or one source per line (JSONL); unreadable files raise SuiteError."""
+    text, kind = _read(path)
+    try:
+        if kind == "yaml":
+            data, positions = load_yaml(text)
+            return [Source(path, data, positions, text)]
+        if kind == "json":
+            return [Source(path, load_json(text), None, text)]
+    except SourceError as error:
+        raise SuiteError([f"{path}:{error.line}:{error.column}: {error.message}"]) from None
+    return _parse_lines(path, text)
+
+
+def _read(path: Path) -> tuple[str, str]:
+    kind = FORMATS.get(path.suffix.lower())
+    if kind is None:
+        raise SuiteError([f"{path}: unknown suite file type {path.suffix!r}; use .yaml, .yml, .json or .jsonl"])
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise SuiteError([f"{path}: {size:,} bytes is too large for a suite file (limit {MAX_BYTES:,})"])
+        return path.read_text(encoding="utf-8-sig"), kind  # -sig: a byte-order mark is not content
+    except FileNotFoundError:
+        raise SuiteError([f"{path}: no such file"]) from None
+    except IsADirectoryError:
+        raise SuiteError([f"{path}: is a directory, not a suite file"]) from None
+    except UnicodeDecodeError as error:
+        raise SuiteError([f"{path}: not UTF-8 text (byte {error.start})"]) from None
+    except OSError as error:
+        raise SuiteError([f"{path}: cannot read: {error.strerror}"]) from None
+
+
+def _parse_lines(path: Path, text: str) -> list[Source]:
+    sources: list[Source] = []
+    problems: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = load_json(line)
+        except SourceError as error:
+            problems.append(f"{path}:{number}:{error.column}: {error.message}")
+            continue
+        sources.append(LineSource(path, data, line, number))
+    if problems:
+        raise SuiteError(problems, source=str(path))
+    return sources
+
+
+def _safe_json_positions(text: str) -> dict[Path_, Position]:
+    try:
+        return json_positions(text)
+    except (ValueError, IndexError):
+        return {}
+
+
+def position_key(problem: str) -> tuple[str, int, int]:
+    """Sort problems by file, then line and column."""
+    location = problem.split(": ", 1)[0]
+    parts = location.rsplit(":", 2)
+    if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+        return parts[0], int(parts[1]), int(parts[2])
+    return location, 0, 0
+
+
+def kind_of(value: Any) -> str:
+    """What ``value`` is, in words, for messages: ``a string ('x')``, ``a list``, ``nothing (null)``."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, int | float):
+        return f"a number ({value!r})"
+    if isinstance(value, str):
+        return f"a string ({short_repr(value, 40)})"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
