@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agent_eval_contains.options import clip, flag, phrases
+from agent_eval import short_repr
+from agent_eval_contains.options import flag, phrases
 
 if TYPE_CHECKING:
     from agent_eval_contains.keywords import Contains
@@ -61,7 +62,7 @@ def matches(pattern: str, *, ignore_case: bool = False) -> Matches:
     from agent_eval_contains.regex import Matches
 
     if not isinstance(pattern, str):
-        raise TypeError(f"pattern must be a string, got {clip(repr(pattern))}")
+        raise TypeError(f"pattern must be a string, got {short_repr(pattern, 80)}")
     if not pattern:
         raise ValueError("pattern must not be empty (an empty pattern matches every output)")
     return Matches(pattern, flag("ignore_case", ignore_case))

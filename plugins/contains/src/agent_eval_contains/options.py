@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agent_eval import short_repr
+
 #: How many phrases a reason lists before it says how many more there are.
 LISTED = 5
 
@@ -11,7 +13,7 @@ LISTED = 5
 def flag(option: str, value: object) -> bool:
     """``value`` when it is a bool; anything else is a TypeError naming the option."""
     if not isinstance(value, bool):
-        raise TypeError(f"{option} must be true or false, got {clip(repr(value))}")
+        raise TypeError(f"{option} must be true or false, got {short_repr(value, 80)}")
     return value
 
 
@@ -22,13 +24,14 @@ def phrases(option: str, value: object) -> tuple[str, ...]:
     elif isinstance(value, list | tuple):
         items = tuple(value)
     else:
-        raise TypeError(f"{option} must be a string or a list of strings, got {clip(repr(value))}{_hint(value)}")
+        raise TypeError(f"{option} must be a string or a list of strings, got {short_repr(value, 80)}{_hint(value)}")
     checked = []
     for item in items:
         if not isinstance(item, str):
-            raise TypeError(f"{option} must be strings, got {clip(repr(item))}{_hint(item)} in {clip(repr(value))}")
+            shown = f"{short_repr(item, 80)}{_hint(item)} in {short_repr(value, 80)}"
+            raise TypeError(f"{option} must be strings, got {shown}")
         if not item:
-            raise ValueError(f"{option} must not be empty strings, got {clip(repr(value))}")
+            raise ValueError(f"{option} must not be empty strings, got {short_repr(value, 80)}")
         checked.append(item)
     return tuple(checked)
 
@@ -37,11 +40,6 @@ def _hint(value: object) -> str:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return f" (a number; quote it to search for the text: '{value}')"
     return ""
-
-
-def clip(text: str, limit: int = 80) -> str:
-    """``text`` cut to ``limit`` characters, ending in an ellipsis when cut."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def quote(text: str, limit: int = 40) -> str:

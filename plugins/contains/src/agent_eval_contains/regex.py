@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import attrs
 
 from agent_eval import EvaluatorContext, Verdict, as_text
-from agent_eval_contains.options import clip, quote
+from agent_eval_contains.options import quote
 
 
 @attrs.frozen
@@ -39,7 +39,8 @@ class Matches:
 
 def show_pattern(pattern: str) -> str:
     """The pattern between single quotes as written, or as ``repr`` shows it when it needs escaping."""
-    pattern = clip(pattern, 60)
+    if len(pattern) > 60:  # cut as written: whitespace in a pattern is part of it
+        pattern = pattern[:59] + "…"
     if pattern.isprintable() and "'" not in pattern:
         return f"'{pattern}'"
     return repr(pattern)

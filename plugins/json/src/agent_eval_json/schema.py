@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_eval import resolve_path
+from agent_eval import resolve_path, short_repr, shorten
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -29,7 +29,7 @@ def load_schema(schema: Mapping[str, Any] | str | os.PathLike[str]) -> tuple[Map
     if isinstance(schema, str | os.PathLike):
         path = resolve_path(Path(os.fspath(schema)))
         return _read_schema(path), str(path)
-    raise TypeError(f"schema must be a JSON Schema object or the path of a .json file, got {_clip(repr(schema))}")
+    raise TypeError(f"schema must be a JSON Schema object or the path of a .json file, got {short_repr(schema, 120)}")
 
 
 def _read_schema(path: Path) -> Mapping[str, Any]:
@@ -62,7 +62,7 @@ def make_validator(schema: Mapping[str, Any], source: str | None = None) -> Vali
         where = f" in '{source}'" if source else ""
         # "is not valid under any of the given schemas" says less than the best of the alternatives' errors.
         message = (best_match(error.context) or error).message if error.context else error.message
-        raise ValueError(f"invalid JSON Schema{where} at {error.json_path}: {_clip(message)}") from None
+        raise ValueError(f"invalid JSON Schema{where} at {error.json_path}: {shorten(message, 120)}") from None
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
@@ -78,13 +78,9 @@ def validation_errors(validator: Validator, value: Any) -> tuple[str, list[dict[
     headline = _describe(best)
     if len(errors) > 1:
         headline += f" (1 of {len(errors)} schema errors)"
-    listed = [{"path": error.json_path, "message": _clip(error.message)} for error in errors[:LISTED]]
+    listed = [{"path": error.json_path, "message": shorten(error.message, 120)} for error in errors[:LISTED]]
     return headline, listed
 
 
 def _describe(error: ValidationError) -> str:
-    return f"{error.json_path}: {_clip(error.message)}"
-
-
-def _clip(text: str, limit: int = 120) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return f"{error.json_path}: {shorten(error.message, 120)}"
