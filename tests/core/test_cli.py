@@ -132,6 +132,19 @@ def test_broken_plugin_is_reported_on_stderr_and_the_others_are_listed(project: 
     assert result.stderr.strip() == "warning: plugin 'kaput' from kaput-evals 0.0.1 failed to load: RuntimeError: kaput"
 
 
+def test_the_installed_command_exits_0_1_and_2_as_the_shell_sees_it(project: Path) -> None:
+    # The other tests call the entry point in this process; this one runs the real console script.
+    env = {"PYTHONPATH": str(project / "site"), **ISOLATED}
+    passing = run_cli("run", suite(project, PASSING), "--no-history", cwd=project, env=env, process=True)
+    assert passing.returncode == 0, passing.stderr
+    half = run_cli("run", suite(project, HALF, "half.yaml"), "--no-history", cwd=project, env=env, process=True)
+    assert half.returncode == 1
+    typo = PASSING.replace("- has: [2 years, extendable]", "- hass: [2 years, extendable]")
+    broken = run_cli("run", suite(project, typo, "typo.yaml"), "--no-history", cwd=project, env=env, process=True)
+    assert broken.returncode == 2
+    assert broken.stderr.startswith("error: ") and "Traceback" not in broken.stderr
+
+
 def test_run_prints_the_table_and_exits_0_when_all_pass(project: Path) -> None:
     result = cli(project, "run", suite(project, PASSING), "--no-history")
     assert result.returncode == 0, result.stderr

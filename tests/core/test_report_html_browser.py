@@ -100,7 +100,8 @@ def cli_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
         {"name": "crashes", "input": "Crash", "evaluators": [{"says": "x"}]},
     ]
     project.suite(cases, name=f"hostile {ATTACKS['close']}")
-    done = project.cli("run", "suite.yaml", "--html", "report.html", "--no-history")
+    # in a process of its own: the browser's driver runs an event loop in this one
+    done = project.cli("run", "suite.yaml", "--html", "report.html", "--no-history", process=True)
     assert done.returncode == 1, done.stderr
     return project.root / "report.html"
 

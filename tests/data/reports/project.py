@@ -59,9 +59,9 @@ class Project:
         """The environment that makes the agent and the plugin importable."""
         return {"PYTHONPATH": str(self.root), **extra}
 
-    def cli(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-        """Run ``agent-eval ARGS`` in the project folder."""
-        return run_cli(*args, cwd=self.root, env=self.env(), timeout=timeout)
+    def cli(self, *args: str, timeout: float = 60, process: bool = False) -> subprocess.CompletedProcess[str]:
+        """Run ``agent-eval ARGS`` in the project folder (in a new process with ``process=True``)."""
+        return run_cli(*args, cwd=self.root, env=self.env(), timeout=timeout, process=process)
 
     def popen(self, *args: str, **env: str) -> subprocess.Popen[str]:
         """Start ``agent-eval ARGS`` in the project folder without waiting (for signals and GitHub variables)."""
