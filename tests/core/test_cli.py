@@ -493,6 +493,7 @@ def test_listing_evaluators_imports_no_evaluator_code_and_nothing_heavy() -> Non
         "httpx",
         "jsonschema",
         "importlib_metadata",
+        "importlib.metadata",
         "email.parser",
         "rich.table",  # output is a pipe here: the plain listing
         "pathlib",

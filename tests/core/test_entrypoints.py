@@ -1,11 +1,11 @@
-"""Finding entry points by reading the metadata folders on sys.path, as importlib-metadata would."""
+"""Finding entry points by reading the metadata folders on sys.path, as importlib.metadata would."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-import importlib_metadata
+import importlib.metadata as importlib_metadata
 import pytest
 from helpers import write_plugin
 

