@@ -24,6 +24,7 @@ from agent_eval_trajectory.options import (
 )
 
 if TYPE_CHECKING:
+    from agent_eval import ToolCall
     from agent_eval_trajectory.budgets import MaxCost, MaxLatency, MaxSteps, MaxTokens
     from agent_eval_trajectory.calls import ToolCalled, ToolNotCalled
     from agent_eval_trajectory.trajectory import TrajectoryMatch
@@ -91,7 +92,7 @@ def tool_not_called(name: str) -> ToolNotCalled:
 
 
 def trajectory_match(
-    expected: Sequence[Mapping[str, Any] | str],
+    expected: Sequence[Mapping[str, Any] | str | ToolCall],
     *,
     mode: str = "strict",
     args: str = "exact",
