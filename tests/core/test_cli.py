@@ -17,7 +17,7 @@ from helpers import BIN, run_cli, write_plugin
 from agent_eval import __version__
 
 FAKE_PLUGIN = (Path(__file__).parent / "fake_plugin.py").read_text(encoding="utf-8")
-ISOLATED = {"AGENT_EVAL_DISABLE_PLUGINS": "contains,exact,json,judge"}
+ISOLATED = {"AGENT_EVAL_DISABLE_PLUGINS": "contains,exact,json,judge,trajectory"}
 
 AGENTS = """
 import asyncio

@@ -47,7 +47,7 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     root.mkdir()
     monkeypatch.syspath_prepend(str(root))
     monkeypatch.delenv("AGENT_EVAL_DISABLE_PLUGIN_AUTOLOAD", raising=False)
-    monkeypatch.setenv("AGENT_EVAL_DISABLE_PLUGINS", "contains,exact,json,judge")  # only the fakes here
+    monkeypatch.setenv("AGENT_EVAL_DISABLE_PLUGINS", "contains,exact,json,judge,trajectory")  # only the fakes here
     yield root
     for name in ("acme_evals_plugin", "broken_plugin", "other_plugin", "second_plugin"):
         sys.modules.pop(name, None)
@@ -108,7 +108,7 @@ def test_two_distributions_registering_one_name_are_both_listed_and_using_it_nam
 
 def test_disable_plugins_skips_entry_points_by_name(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_plugin(site, GOOD)
-    monkeypatch.setenv("AGENT_EVAL_DISABLE_PLUGINS", "contains,exact,json,judge,acme")
+    monkeypatch.setenv("AGENT_EVAL_DISABLE_PLUGINS", "contains,exact,json,judge,trajectory,acme")
     assert loaded().names() == []
 
 

@@ -21,6 +21,7 @@ PROJECTS = {
     "exact": "agent-eval-exact",
     "json": "agent-eval-json",
     "judge": "agent-eval-judge",
+    "trajectory": "agent-eval-trajectory",
 }
 
 
@@ -31,7 +32,7 @@ def plugin_env() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Wheels of the five distributions and of their dependencies, so that each virtualenv installs offline."""
+    """Wheels of the distributions and of their dependencies, so that each virtualenv installs offline."""
     # Built once, with the development environment's hatchling; dependencies are fetched once.
     out = tmp_path_factory.mktemp("wheels")
     sources = [str(ROOT / "core"), *(str(ROOT / "plugins" / name) for name in PROJECTS if name != "core")]
@@ -211,3 +212,17 @@ def test_core_and_judge_install_agent_eval_core_and_nothing_named_agent_eval(
     assert {"agent-eval-core", "agent-eval-judge"} <= installed
     assert "agent-eval" not in installed
     assert names(python) == ["llm_judge"]
+
+
+def test_trajectory_alone_lists_its_evaluators(tmp_path: Path, wheels: dict[str, Path]) -> None:
+    python = fresh_venv(tmp_path / "venv")
+    install(python, wheels["core"], wheels["trajectory"])
+    assert names(python) == [
+        "max_cost",
+        "max_latency",
+        "max_steps",
+        "max_tokens",
+        "tool_called",
+        "tool_not_called",
+        "trajectory_match",
+    ]

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     )
     from agent_eval._paths import resolve_path
     from agent_eval._plugins import get_registry, registry_of
+    from agent_eval._recording import record_tool_call, tool
     from agent_eval._references import load_agent
     from agent_eval._runner import EvalSuite
     from agent_eval._suite import SuiteFile, load_suite
@@ -66,10 +67,12 @@ __all__ = [
     "invoke",
     "load_agent",
     "load_suite",
+    "record_tool_call",
     "registry_of",
     "resolve_path",
     "short_repr",
     "shorten",
+    "tool",
 ]
 
 # Names imported on first use: a command that only lists plugins should not pay for the records,
@@ -97,6 +100,8 @@ _LAZY = {
     "registry_of": "agent_eval._plugins",
     "load_agent": "agent_eval._references",
     "load_suite": "agent_eval._suite",
+    "record_tool_call": "agent_eval._recording",
+    "tool": "agent_eval._recording",
     "SuiteFile": "agent_eval._suite",
 }
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
+
+from agent_eval._codec import ANY, codec_of, record, records, tuple_of
 
 
 @attrs.frozen
@@ -25,6 +27,16 @@ class Usage:
             return NotImplemented
         return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
 
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (with ``total_tokens``)."""
+        return codec_of(Usage).to_dict(self, {"total_tokens": self.total_tokens})
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Usage:
+        """Load what :meth:`to_dict` wrote."""
+        usage: Usage = codec_of(cls).from_dict(data)
+        return usage
+
 
 @attrs.frozen
 class ToolCall:
@@ -36,8 +48,8 @@ class ToolCall:
     """
 
     name: str
-    arguments: Mapping[str, Any] | str = attrs.Factory(dict)
-    result: Any = attrs.field(default=None, kw_only=True)
+    arguments: Mapping[str, Any] | str = attrs.field(factory=dict, metadata=ANY)
+    result: Any = attrs.field(default=None, kw_only=True, metadata=ANY)
     error: str | None = attrs.field(default=None, kw_only=True)
     id: str | None = attrs.field(default=None, kw_only=True)
 
@@ -46,13 +58,15 @@ class ToolCall:
         """False when the arguments could not be read as a mapping (they are kept as raw text)."""
         return not isinstance(self.arguments, str)
 
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of the call."""
+        return codec_of(ToolCall).to_dict(self)
 
-def _tool_calls(calls: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
-    return tuple(calls)
-
-
-def _messages(messages: Iterable[Any]) -> tuple[Any, ...]:
-    return tuple(messages)
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ToolCall:
+        """Load what :meth:`to_dict` wrote."""
+        call: ToolCall = codec_of(cls).from_dict(data)
+        return call
 
 
 @attrs.frozen
@@ -63,8 +77,10 @@ class AgentRun:
     """
 
     output: Any
-    tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_tool_calls, kw_only=True)
-    messages: tuple[Any, ...] = attrs.field(default=(), converter=_messages, kw_only=True)
-    usage: Usage | None = attrs.field(default=None, kw_only=True)
+    tool_calls: tuple[ToolCall, ...] = attrs.field(
+        default=(), converter=tuple_of, kw_only=True, metadata=records(ToolCall)
+    )
+    messages: tuple[Any, ...] = attrs.field(default=(), converter=tuple_of, kw_only=True)
+    usage: Usage | None = attrs.field(default=None, kw_only=True, metadata=record(Usage))
     cost_usd: float | None = attrs.field(default=None, kw_only=True)
     metadata: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True)

@@ -25,6 +25,11 @@ def records(cls: type) -> Mapping[str, Any]:
     return {"codec": "records", "class": cls}
 
 
+def record(cls: type) -> Mapping[str, Any]:
+    """``attrs.field(metadata=record(Cls))``: one ``Cls`` record (or None), written as a dict."""
+    return {"codec": "record", "class": cls}
+
+
 class Codec:
     """The writer and reader of one record class, worked out once from its fields."""
 
@@ -73,6 +78,8 @@ def _writer(kind: str | None, metadata: Mapping[str, Any]) -> Callable[[Any], An
         return jsonable
     if kind == "records":
         return _records_out
+    if kind == "record":
+        return _record_out
     return _plain
 
 
@@ -81,12 +88,18 @@ def _records_out(items: Iterable[Any]) -> list[dict[str, Any]]:
     return [item.to_dict() for item in items]
 
 
+def _record_out(item: Any) -> dict[str, Any] | None:
+    return None if item is None else item.to_dict()
+
+
 def _reader(kind: str | None, metadata: Mapping[str, Any]) -> Callable[[Any], Any] | None:
     if kind == "mapping":
         return _mapping
     if kind == "records":
         inner = codec_of(metadata["class"])
         return lambda items: tuple(inner.from_dict(item) for item in _sequence(items))
+    if kind == "record":
+        return codec_of(metadata["class"]).from_dict
     return None
 
 

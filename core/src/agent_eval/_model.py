@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 import attrs
 
-from agent_eval._codec import ANY, MAPPING, codec_of, records, tuple_of
+from agent_eval._agent_run import AgentRun, ToolCall, Usage
+from agent_eval._codec import ANY, MAPPING, codec_of, record, records, tuple_of
 
 Status = Literal["passed", "failed", "error", "skipped"]
 STATUSES: tuple[Status, ...] = ("passed", "failed", "error", "skipped")
@@ -65,6 +66,28 @@ class EvaluatorContext:
     agent_ctx: AgentContext = attrs.field(factory=AgentContext, kw_only=True)
     #: How long the agent took to answer, in milliseconds.
     duration_ms: float = attrs.field(default=0.0, kw_only=True)
+    #: What the agent returned as an AgentRun (None when it returned its bare answer): see :attr:`run`.
+    agent_run: AgentRun | None = attrs.field(default=None, kw_only=True, repr=False)
+
+    @property
+    def run(self) -> AgentRun:
+        """What the agent did: its answer, tool calls, usage and cost (a bare answer made no tool call)."""
+        return self.agent_run if self.agent_run is not None else AgentRun(self.output)
+
+    @property
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        """The tool calls the agent made, in order."""
+        return self.agent_run.tool_calls if self.agent_run is not None else ()
+
+    @property
+    def usage(self) -> Usage | None:
+        """The agent's token usage, when it reported one."""
+        return self.agent_run.usage if self.agent_run is not None else None
+
+    @property
+    def cost_usd(self) -> float | None:
+        """What the agent's work cost in US dollars, when it reported it."""
+        return self.agent_run.cost_usd if self.agent_run is not None else None
 
     @property
     def name(self) -> str:
@@ -132,6 +155,13 @@ class EvalResult:
     evaluations: tuple[Evaluation, ...] = attrs.field(
         default=(), converter=tuple_of, kw_only=True, metadata=records(Evaluation)
     )
+    #: The tool calls the agent made, in order.
+    tool_calls: tuple[ToolCall, ...] = attrs.field(
+        default=(), converter=tuple_of, kw_only=True, metadata=records(ToolCall)
+    )
+    #: The agent's token usage (the judge's is in each evaluation's metadata and the report's ``usage``).
+    usage: Usage | None = attrs.field(default=None, kw_only=True, metadata=record(Usage))
+    cost_usd: float | None = attrs.field(default=None, kw_only=True)
 
     @property
     def passed(self) -> bool:

@@ -28,11 +28,23 @@ KNOWN_DISTRIBUTIONS = {
     "exact_match": "agent-eval-exact",
     "valid_json": "agent-eval-json",
     "llm_judge": "agent-eval-judge",
+    **{
+        name: "agent-eval-trajectory"
+        for name in (
+            "tool_called",
+            "tool_not_called",
+            "trajectory_match",
+            "max_steps",
+            "max_latency",
+            "max_tokens",
+            "max_cost",
+        )
+    },
 }
 
 HOW_TO_INSTALL = (
     "install an evaluator plugin, e.g. `pip install agent-eval-contains agent-eval-exact "
-    "agent-eval-json agent-eval-judge`"
+    "agent-eval-json agent-eval-judge agent-eval-trajectory`"
 )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import builtins
 import contextlib
+import contextvars
+import functools
 import inspect
 import os
 import signal
@@ -14,10 +16,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import attrs
+
+from agent_eval._agent_run import AgentRun, ToolCall
 from agent_eval._calling import Call, to_evaluation
 from agent_eval._cases import Cases, check_cases
 from agent_eval._errors import AgentEvalError, Skip
 from agent_eval._model import AgentContext, Case, EvalReport, EvalResult, Evaluation, EvaluatorContext, Status, Verdict
+from agent_eval._recording import trajectory
 from agent_eval._text import describe_error, short_repr
 from agent_eval._threads import ThreadPool
 
@@ -189,20 +195,27 @@ class _Runner:
 
     async def _run_case(self, case: Case) -> EvalResult:
         start = time.perf_counter()
+        calls: list[ToolCall] = []
+        token = trajectory.set(calls)  # the case's own trajectory, for record_tool_call and @tool
         try:
             output = await self._call_agent(case)
         except _Timeout:
-            return _errored(case, None, f"timed out after {self.timeout:g} s", start)
-        except asyncio.CancelledError:
-            raise
-        except (Exception, SystemExit) as error:
-            return _errored(case, None, describe_error(error), start)
+            return _errored(case, f"timed out after {self.timeout:g} s", start, calls)
+        except BaseException as error:  # whatever the agent raised is its case's error, but a real cancel
+            if _is_cancel(error):
+                raise
+            return _errored(case, describe_error(error), start, calls)
+        finally:
+            trajectory.reset(token)
+        run = _agent_run(output, calls)
+        if run is not None:
+            output = run.output
         if output is None:
-            return _errored(case, None, "the agent returned None; it must return its answer", start)
+            return _errored(case, "the agent returned None; it must return its answer", start, calls)
         agent_ms = (time.perf_counter() - start) * 1000
         evaluators = case.all_evaluators
         if not evaluators:
-            return EvalResult(
+            skipped = EvalResult(
                 case.name,
                 case.input,
                 output=output,
@@ -212,12 +225,14 @@ class _Runner:
                 duration_ms=agent_ms,
                 metadata=case.metadata,
             )
-        ectx = EvaluatorContext(case, output, agent_ctx=self.ctx, duration_ms=agent_ms)
+            return skipped if run is None else _with_run(skipped, run)
+        ectx = EvaluatorContext(case, output, agent_ctx=self.ctx, duration_ms=agent_ms, agent_run=run)
         if len(evaluators) == 1:
             evaluations: Sequence[Evaluation] = (await self._evaluate(evaluators[0], output, ectx),)
         else:
             evaluations = await self._evaluate_all(evaluators, output, ectx)
-        return _assemble(case, output, evaluations, (time.perf_counter() - start) * 1000)
+        result = _assemble(case, output, evaluations, (time.perf_counter() - start) * 1000)
+        return result if run is None else _with_run(result, run)
 
     async def _call_agent(self, case: Case) -> Any:
         agent = self.agent
@@ -259,7 +274,8 @@ class _Runner:
     def _thread(self, func: Callable[[], Any]) -> asyncio.Future[Any]:
         if self._pool is None:
             self._pool = ThreadPool(self.concurrency, asyncio.get_running_loop())
-        return self._pool.submit(func)
+        # in the case's context: a sync agent's recorded tool calls land in its own case
+        return self._pool.submit(functools.partial(contextvars.copy_context().run, func))
 
     def _call_of(self, evaluator: Any) -> Call:
         cached = self._calls.get(id(evaluator))
@@ -275,9 +291,9 @@ class _Runner:
             value = await self._invoke(call, output, ectx)
         except Skip as skip:
             return Evaluation(call.name, "skipped", reason=skip.reason, duration_ms=_ms(start))
-        except asyncio.CancelledError:
-            raise
-        except (Exception, SystemExit) as error:
+        except BaseException as error:  # whatever the evaluator raised is its evaluation's error, but a real cancel
+            if _is_cancel(error):
+                raise
             # an error may carry facts worth keeping, such as the tokens a judge spent before failing
             facts = getattr(error, "metadata", None)
             metadata = dict(facts) if isinstance(facts, Mapping) else {}
@@ -310,17 +326,40 @@ def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def _errored(case: Case, output: Any, error: str, start: float) -> EvalResult:
+def _errored(case: Case, error: str, start: float, calls: Sequence[ToolCall] = ()) -> EvalResult:
     return EvalResult(
         case.name,
         case.input,
-        output=output,
         expected=case.expected,
         status="error",
         error=error,
         duration_ms=_ms(start),
         metadata=case.metadata,
+        tool_calls=tuple(calls),
     )
+
+
+def _is_cancel(error: BaseException) -> bool:
+    """True for a cancellation of this task (Ctrl-C, a timeout), not a CancelledError the code raised itself."""
+    if not isinstance(error, asyncio.CancelledError):
+        return False
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def _agent_run(output: Any, calls: list[ToolCall]) -> AgentRun | None:
+    """What the agent did: the AgentRun it returned, or one built around its answer and recorded calls."""
+    if isinstance(output, AgentRun):
+        if calls and not output.tool_calls:
+            return attrs.evolve(output, tool_calls=calls)
+        return output
+    if calls:
+        return AgentRun(output, tool_calls=calls)
+    return None
+
+
+def _with_run(result: EvalResult, run: AgentRun) -> EvalResult:
+    return attrs.evolve(result, tool_calls=run.tool_calls, usage=run.usage, cost_usd=run.cost_usd)
 
 
 def _assemble(case: Case, output: Any, evaluations: Sequence[Evaluation], duration_ms: float) -> EvalResult:
