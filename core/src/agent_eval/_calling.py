@@ -161,13 +161,34 @@ async def invoke(func: Callable[..., Any], first: Any, ctx: Any = None) -> Any:
     import asyncio
     import inspect
 
+    from agent_eval._threads import Raised
+
     call = Call.of(func)
     if call.is_async:
         value = await call(first, ctx)
     elif call.inline:
         value = call(first, ctx)
     else:
-        value = await asyncio.to_thread(call, first, ctx)
+        try:
+            value = await asyncio.to_thread(_carried, call, first, ctx)
+        except Raised as raised:
+            raise raised.error from None
     if inspect.isawaitable(value):
         value = await value
     return value
+
+
+def _carried(call: Call, first: Any, ctx: Any) -> Any:
+    """``call(first, ctx)`` in a worker thread, a non-Exception it raises carried as an Exception.
+
+    A GeneratorExit or CancelledError set on the future would close or cancel the awaiting task instead
+    of reaching the awaiting code as what the call raised.
+    """
+    from agent_eval._threads import Raised
+
+    try:
+        return call(first, ctx)
+    except Exception:
+        raise
+    except BaseException as error:
+        raise Raised(error) from None

@@ -25,7 +25,7 @@ from agent_eval._errors import AgentEvalError, Skip
 from agent_eval._model import AgentContext, Case, EvalReport, EvalResult, Evaluation, EvaluatorContext, Status, Verdict
 from agent_eval._recording import trajectory
 from agent_eval._text import describe_error, short_repr
-from agent_eval._threads import ThreadPool
+from agent_eval._threads import Raised, ThreadPool
 
 #: Called with (index, result) as each case finishes.
 ResultCallback = Callable[[int, EvalResult], None]
@@ -204,7 +204,7 @@ class _Runner:
         except BaseException as error:  # whatever the agent raised is its case's error, but a real cancel
             if _is_cancel(error):
                 raise
-            return _errored(case, describe_error(error), start, calls)
+            return _errored(case, describe_error(_original(error)), start, calls)
         finally:
             trajectory.reset(token)
         run = _agent_run(output, calls)
@@ -294,6 +294,7 @@ class _Runner:
         except BaseException as error:  # whatever the evaluator raised is its evaluation's error, but a real cancel
             if _is_cancel(error):
                 raise
+            error = _original(error)
             # an error may carry facts worth keeping, such as the tokens a judge spent before failing
             facts = getattr(error, "metadata", None)
             metadata = dict(facts) if isinstance(facts, Mapping) else {}
@@ -345,6 +346,11 @@ def _is_cancel(error: BaseException) -> bool:
         return False
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
+
+
+def _original(error: BaseException) -> BaseException:
+    """What the called code raised (a worker thread carries non-Exceptions inside :class:`Raised`)."""
+    return error.error if isinstance(error, Raised) else error
 
 
 def _agent_run(output: Any, calls: list[ToolCall]) -> AgentRun | None:

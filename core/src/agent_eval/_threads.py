@@ -17,6 +17,14 @@ from typing import Any
 _STOP = None
 
 
+class Raised(Exception):
+    """What a call in a worker thread raised that is not an Exception (KeyboardInterrupt, GeneratorExit, ...)."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(error)
+        self.error = error
+
+
 class _Work:
     """One queued call, and whether the thread running it was given up on."""
 
@@ -82,8 +90,12 @@ class ThreadPool:
                 work.started = True
             try:
                 result = work.func()
-            except BaseException as error:  # handed to the loop, which decides
+            except Exception as error:  # handed to the loop, which decides
                 self._deliver(work.future, None, error)
+            except BaseException as error:
+                # KeyboardInterrupt, GeneratorExit, CancelledError, ... raised by the called code: carried
+                # as an ordinary exception, so that the waiting task is not interrupted, closed or cancelled
+                self._deliver(work.future, None, Raised(error))
             else:
                 self._deliver(work.future, result, None)
             self._work.pop(work.future, None)
