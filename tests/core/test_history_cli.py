@@ -123,7 +123,7 @@ def test_show_an_unwritable_export_is_one_line_and_exit_2(project: Project) -> N
     (project.root / "taken").write_text("a file")
     done = project.cli("show", "latest", "--html", "taken/x.html")
     assert done.returncode == 2
-    assert done.stderr.strip().startswith("error: --html taken/x.html: cannot write:")
+    assert done.stderr.strip() == "error: --html taken/x.html: 'taken' is a file, not a folder"
 
 
 START_UP = """

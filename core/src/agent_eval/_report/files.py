@@ -1,11 +1,19 @@
-"""Writing report files safely: atomically, or one flushed line at a time."""
+"""Writing report files safely: atomically, or one flushed line at a time.
+
+A path may also name a FIFO or a character device (``/dev/stdout``, ``/dev/null``, a pipe another
+program reads): the report is then written through to it, never put in its place. A FIFO that no
+program is reading is refused rather than waited on forever. Anything else that is not a regular file
+(a directory, a socket, a block device) is refused.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import secrets
+import stat
 from pathlib import Path
 from typing import IO, Any
 
@@ -14,8 +22,15 @@ def write_atomic(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``.
 
     A reader sees the old file or the new one, never half of one; on error the old file stays.
+    A FIFO or a character device is written through instead; a symbolic link keeps pointing at the
+    file, which is replaced.
     """
     target = Path(path)
+    if _is_stream(target):
+        with _open_stream(target) as stream:
+            stream.write(text)
+        return
+    target = Path(os.path.realpath(target)) if target.is_symlink() else target
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     # os.open with 0o666 lets the umask decide the permissions, as for any file the user writes
@@ -37,8 +52,11 @@ class LineWriter:
 
     def __init__(self, path: str | Path) -> None:
         target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        self._stream: IO[str] = target.open("a", encoding="utf-8", newline="\n")
+        if _is_stream(target):
+            self._stream: IO[str] = _open_stream(target)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._stream = target.open("a", encoding="utf-8", newline="\n")
 
     def write(self, record: dict[str, Any]) -> None:
         """Append ``record`` as one line and flush it to the operating system."""
@@ -48,3 +66,31 @@ class LineWriter:
     def close(self) -> None:
         """Close the file."""
         self._stream.close()
+
+
+def _is_stream(path: Path) -> bool:
+    """True for a FIFO or a character device; an OSError for anything else that is not a regular file."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return False
+    except NotADirectoryError:
+        return False  # mkdir says which part of the path is a file
+    if stat.S_ISREG(mode):
+        return False
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        return True
+    what = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+    raise OSError(errno.EINVAL, f"{what}; give the path of a file to write", str(path))
+
+
+def _open_stream(path: Path) -> IO[str]:
+    """Open a FIFO or a device for writing without waiting for a reader that may never come."""
+    try:
+        handle = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as error:
+        if error.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "a FIFO that no program is reading", str(path)) from None
+        raise
+    os.set_blocking(handle, True)
+    return os.fdopen(handle, "w", encoding="utf-8", newline="\n")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +25,30 @@ def read(path: str | Path) -> EvalReport:
 class CaseStream:
     """``--jsonl``: one line per case as it finishes, then one summary line."""
 
-    def __init__(self, path: str | Path, run: dict[str, Any]) -> None:
+    def __init__(self, path: str | Path, run: dict[str, Any], *, on_error: Callable[[OSError], None]) -> None:
         self._writer = LineWriter(path)
         self._run = jsonable(run)
+        self._on_error = on_error
+        #: Set when a write failed (a full disk, ...): the run goes on, and nothing more is written here.
+        self.failed = False
 
     def case(self, index: int, result: EvalResult) -> None:
         """Append a finished case."""
-        self._writer.write({"type": "case", "run": self._run, "index": index, **result.to_dict()})
+        self._write({"type": "case", "run": self._run, "index": index, **result.to_dict()})
 
     def finish(self, report: EvalReport) -> None:
         """Append the run's summary line and close the file."""
         summary = report.to_dict()
         del summary["cases"]
-        self._writer.write({"type": "summary", "run": self._run, **summary})
-        self._writer.close()
+        self._write({"type": "summary", "run": self._run, **summary})
+        with contextlib.suppress(OSError):
+            self._writer.close()
+
+    def _write(self, record: dict[str, Any]) -> None:
+        if self.failed:
+            return
+        try:
+            self._writer.write(record)
+        except OSError as error:
+            self.failed = True
+            self._on_error(error)

@@ -48,14 +48,59 @@ class UsageProblem(click.ClickException):
             click.echo(f"error: {line}", file=stream)
 
 
-def write_reports(report: EvalReport, targets: Iterable[Target]) -> None:
-    """Write ``report`` to each target that has a path; a path that cannot be written is a usage error."""
+def check_targets(targets: Iterable[Target]) -> None:
+    """Refuse, before any work, report paths that can never be written: empty, or under a file."""
+    import os
+
+    problems = []
+    for flag, path, _ in targets:
+        if path is None:
+            continue
+        if not str(path).strip():
+            problems.append(f"{flag}: the path is empty; give a file to write")
+            continue
+        for parent in path.parents:
+            if os.path.lexists(parent) and not parent.is_dir():
+                problems.append(f"{flag} {path}: {str(parent)!r} is a file, not a folder")
+                break
+    if problems:
+        raise UsageProblem(problems)
+
+
+def write_reports(report: EvalReport, targets: Iterable[Target]) -> tuple[int, int]:
+    """Write ``report`` to each target that has a path: (written, failed).
+
+    A path that cannot be written is a one-line warning; the other reports are still written.
+    """
     import importlib
 
+    written = failed = 0
     for flag, path, kind in targets:
         if path is None:
             continue
         try:
             importlib.import_module(f"agent_eval._report.{kind}").write(report, path)
         except OSError as error:
-            raise UsageProblem(f"{flag} {path}: cannot write: {error.strerror or error}") from None
+            warn(f"{flag} {path}: cannot write: {describe_os_error(error)}")
+            failed += 1
+        else:
+            written += 1
+    return written, failed
+
+
+def warn(message: str) -> None:
+    """One ``warning:`` line on stderr."""
+    click.echo(f"warning: {message}", err=True)
+
+
+def describe_os_error(error: OSError) -> str:
+    """The reason an OSError gives, without Python's ``[Errno 28]`` and the path the line already names."""
+    return str(error.strerror or error)
+
+
+def exit_code(rate_code: int, written: int, failed: int) -> int:
+    """The run's exit code: as the pass rate says, unless every report asked for failed to be written (3)."""
+    if failed and not written:
+        click.echo("error: none of the reports asked for could be written (see the warnings above)", err=True)
+        return EXIT_INTERNAL
+    return rate_code

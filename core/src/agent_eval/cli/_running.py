@@ -21,7 +21,17 @@ from agent_eval._plugins import Registry, get_registry
 from agent_eval._report.console import print_report
 from agent_eval._suite import SuiteFile, load_suite
 from agent_eval._version import __version__
-from agent_eval.cli._common import DEFAULT_HISTORY, EXIT_BELOW_BAR, EXIT_INTERRUPTED, UsageProblem, write_reports
+from agent_eval.cli._common import (
+    DEFAULT_HISTORY,
+    EXIT_BELOW_BAR,
+    EXIT_INTERRUPTED,
+    UsageProblem,
+    check_targets,
+    describe_os_error,
+    exit_code,
+    warn,
+    write_reports,
+)
 
 
 @attrs.frozen
@@ -45,6 +55,7 @@ class RunOptions:
 
 def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int:
     """Run a suite file as the CLI does and return the exit code."""
+    check_targets([*_reports(options), ("--jsonl", options.jsonl_path, "jsonl")])
     registry = get_registry()
     suite = _select(_load(suite_path, registry), options.filters)
     reference, agent = _agent(agent_ref, suite)
@@ -78,11 +89,13 @@ def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int
     bar = _bar(options, suite)
     print_report(report, quiet=options.quiet, strict=options.strict, bar=bar)
     _record(report, options)  # first: a report path that cannot be written must not lose the run
-    write_reports(report, _reports(options))
+    written, failed = write_reports(report, _reports(options))
     _github_summary(report)
+    if stream is not None:
+        written, failed = (written, failed + 1) if stream.failed else (written + 1, failed)
     if report.interrupted:
-        return EXIT_INTERRUPTED
-    return 0 if report.rate(strict=options.strict) >= bar else EXIT_BELOW_BAR
+        return exit_code(EXIT_INTERRUPTED, written, failed)
+    return exit_code(0 if report.rate(strict=options.strict) >= bar else EXIT_BELOW_BAR, written, failed)
 
 
 def _load(path: Path, registry: Registry) -> SuiteFile:
@@ -167,10 +180,13 @@ def _case_stream(path: Path | None, run_info: dict[str, Any]) -> Any:
         return None
     from agent_eval._report.json import CaseStream
 
+    def failed(error: OSError) -> None:
+        warn(f"--jsonl {path}: cannot write: {describe_os_error(error)}; the run goes on without it")
+
     try:
-        return CaseStream(path, run_info)
+        return CaseStream(path, run_info, on_error=failed)
     except OSError as error:
-        raise UsageProblem(f"--jsonl {path}: cannot open: {error.strerror}") from None
+        raise UsageProblem(f"--jsonl {path}: cannot open: {describe_os_error(error)}") from None
 
 
 @contextmanager

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from agent_eval.cli._common import DEFAULT_HISTORY, HISTORY_HELP, UsageProblem, write_reports
+from agent_eval.cli._common import DEFAULT_HISTORY, HISTORY_HELP, UsageProblem, check_targets, exit_code, write_reports
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -53,6 +53,7 @@ def show(run_ref: str, history_path: str | None, json_path: str | None, html_pat
     """Print a recorded RUN (an id, a prefix of one, latest or latest~N) as `run` printed it."""
     from agent_eval._report.console import print_report
 
+    check_targets([("--json", _path(json_path), "json"), ("--html", _path(html_path), "html")])
     history = _history(history_path)
     stored = _call(lambda: history.load(run_ref))
     report = stored.report
@@ -65,7 +66,11 @@ def show(run_ref: str, history_path: str | None, json_path: str | None, html_pat
         strict=bool(report.metadata.get("strict", False)),
         bar=float(bar) if isinstance(bar, int | float) else None,
     )
-    write_reports(report, [("--json", _path(json_path), "json"), ("--html", _path(html_path), "html")])
+    targets = [("--json", _path(json_path), "json"), ("--html", _path(html_path), "html")]
+    written, failed = write_reports(report, targets)
+    code = exit_code(0, written, failed)
+    if code:
+        raise SystemExit(code)
 
 
 @click.command()

@@ -1,0 +1,127 @@
+"""Report paths that are not plain files, and report writers that fail: nothing else is lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+from data.reports.project import Project
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path)
+
+
+def drain(fifo: Path, into: list[bytes]) -> threading.Thread:
+    """A reader that takes everything written to ``fifo`` until the writer closes it."""
+
+    def read() -> None:
+        with fifo.open("rb") as stream:
+            into.append(stream.read())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    return reader
+
+
+def test_a_fifo_being_read_gets_the_report_written_through_and_stays_a_fifo(project: Project) -> None:
+    project.suite(min_pass_rate=0.4)
+    fifo = project.root / "report.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = drain(fifo, got)
+    done = project.cli("run", "suite.yaml", "--no-history", "--json", str(fifo))
+    reader.join(10)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert [case["name"] for case in json.loads(got[0])["cases"]][:2] == ["greets", "adds"]
+
+
+def test_a_fifo_nobody_reads_is_refused_in_one_line_and_the_other_reports_are_written(project: Project) -> None:
+    project.suite(min_pass_rate=0.4)
+    fifo = project.root / "nobody.fifo"
+    os.mkfifo(fifo)
+    done = project.cli("run", "suite.yaml", "--no-history", "--json", str(fifo), "--junit", "r.xml")
+    assert done.returncode == 0, done.stderr  # the JUnit report was written: the pass rate decides
+    assert f"warning: --json {fifo}: cannot write: a FIFO that no program is reading" in done.stderr
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert (project.root / "r.xml").read_text(encoding="utf-8").startswith("<?xml")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_disk_under_jsonl_loses_neither_the_run_nor_the_other_reports(project: Project) -> None:
+    project.suite(min_pass_rate=0.4)
+    done = project.cli("run", "suite.yaml", "--jsonl", "/dev/full", "--json", "r.json", "--html", "r.html")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("warning: --jsonl /dev/full: cannot write: No space left on device") == 1
+    assert len(json.loads((project.root / "r.json").read_text(encoding="utf-8"))["cases"]) == 5
+    assert (project.root / "r.html").exists()
+    assert "5 cases" in project.cli("runs").stdout or project.cli("show", "latest").returncode == 0
+    assert stat.S_ISCHR(Path("/dev/full").stat().st_mode)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_report_that_fails_does_not_skip_the_ones_after_it(project: Project) -> None:
+    project.suite(min_pass_rate=0.4)
+    done = project.cli(
+        "run", "suite.yaml", "--no-history", "--junit", "/dev/full", "--html", "r.html", "--markdown", "r.md"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "warning: --junit /dev/full: cannot write: No space left on device" in done.stderr
+    assert (project.root / "r.html").exists() and (project.root / "r.md").exists()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_when_no_report_asked_for_could_be_written_the_exit_code_is_3(project: Project) -> None:
+    project.suite(min_pass_rate=0.4)
+    done = project.cli("run", "suite.yaml", "--no-history", "--json", "/dev/full", "--jsonl", "/dev/full")
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        "error: none of the reports asked for could be written (see the warnings above)"
+    )
+
+
+def test_a_character_device_is_written_through_not_replaced(project: Project, tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("making a device node needs root")
+    device = tmp_path / "null"
+    os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a /dev/null of our own
+    project.suite(min_pass_rate=0.4)
+    done = project.cli("run", "suite.yaml", "--no-history", "--json", str(device), "--markdown", str(device))
+    assert done.returncode == 0, done.stderr
+    assert stat.S_ISCHR(device.stat().st_mode)
+
+
+def test_a_symlink_keeps_pointing_at_the_report_it_names(project: Project) -> None:
+    project.suite(min_pass_rate=0.4)
+    (project.root / "reports").mkdir()
+    real = project.root / "reports" / "r.json"
+    real.write_text("{}", encoding="utf-8")
+    link = project.root / "latest.json"
+    link.symlink_to(real)
+    assert project.cli("run", "suite.yaml", "--no-history", "--json", "latest.json").returncode == 0
+    assert link.is_symlink()
+    assert len(json.loads(real.read_text(encoding="utf-8"))["cases"]) == 5
+
+
+def test_a_directory_as_a_report_path_is_refused_before_the_run(project: Project) -> None:
+    project.suite(min_pass_rate=0.4)
+    (project.root / "adir").mkdir()
+    done = project.cli("run", "suite.yaml", "--no-history", "--json", "adir")
+    assert done.returncode == 2
+    assert "'adir' is a directory" in done.stderr
+    assert not (project.root / "answers.log").exists()
+
+
+def test_the_writer_itself_refuses_a_directory_and_leaves_it_alone(tmp_path: Path) -> None:
+    from agent_eval._report.files import write_atomic
+
+    (tmp_path / "adir").mkdir()
+    with pytest.raises(OSError, match="a directory; give the path of a file to write"):
+        write_atomic(tmp_path / "adir", "{}")
+    assert (tmp_path / "adir").is_dir()
