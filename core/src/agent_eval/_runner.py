@@ -8,8 +8,6 @@ import contextlib
 import contextvars
 import functools
 import inspect
-import os
-import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -24,6 +22,7 @@ from agent_eval._cases import Cases, check_cases
 from agent_eval._errors import AgentEvalError, Skip
 from agent_eval._model import AgentContext, Case, EvalReport, EvalResult, Evaluation, EvaluatorContext, Status, Verdict
 from agent_eval._recording import trajectory
+from agent_eval._signals import NOTICE_AFTER, LoopBlocked, blocked_message, graceful_signals
 from agent_eval._text import describe_error, short_repr
 from agent_eval._threads import Raised, ThreadPool
 
@@ -98,7 +97,7 @@ class EvalSuite:
         """Async form of :meth:`run`. ``handle_signals`` makes Ctrl-C stop the run gracefully."""
         _check_options(concurrency, timeout)
         runner = _Runner(self.agent, self.cases, ctx or AgentContext(), concurrency, timeout, on_result)
-        with _graceful_signals(runner) if handle_signals else contextlib.nullcontext():
+        with graceful_signals(runner) if handle_signals else contextlib.nullcontext():
             report = await runner.run(self.name)
         if print:
             from agent_eval._report.console import print_report
@@ -134,6 +133,11 @@ class _Runner:
         self.on_result = on_result
         self.results: list[EvalResult | None] = [None] * len(cases)
         self.stopping = False
+        #: The call each worker task is making: (case name, "agent" or "evaluator").
+        self._busy: dict[asyncio.Task[Any], tuple[str, str]] = {}
+        #: The longest time each (case, role) held the event loop, when it did for long.
+        self.blocked: dict[tuple[str, str], float] = {}
+        self._said: set[tuple[str, str]] = set()
         self._workers: list[asyncio.Task[None]] = []
         self._pool: ThreadPool | None = None
         self._calls: dict[int, tuple[Any, Call]] = {}
@@ -153,6 +157,7 @@ class _Runner:
         for outcome in outcomes:
             if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
                 raise outcome
+        self._report_blocked()
         finished = [result for result in self.results if result is not None]
         return EvalReport(
             cases=finished,
@@ -162,6 +167,15 @@ class _Runner:
             interrupted=len(finished) < len(self.cases),
             planned=len(self.cases),
         )
+
+    def _report_blocked(self) -> None:
+        """A call that held the event loop for long is worth a line, even when it finished in the end."""
+        for (case, role), seconds in self.blocked.items():
+            if seconds >= NOTICE_AFTER and (case, role) not in self._said:
+                builtins.print(
+                    f"warning: case {case!r}: {blocked_message(role, seconds)} Other cases could not run meanwhile.",
+                    file=sys.stderr,
+                )
 
     async def _close_evaluators(self) -> None:
         """Let evaluators that hold resources for the run (HTTP clients) release them."""
@@ -175,6 +189,15 @@ class _Runner:
                 builtins.print(
                     f"warning: closing evaluator {_name(evaluator)}: {describe_error(error)}", file=sys.stderr
                 )
+
+    def busy(self, task: asyncio.Task[Any] | None) -> tuple[str, str] | None:
+        """(case name, role) of the call ``task`` is making, or None."""
+        return None if task is None else self._busy.get(task)
+
+    def note_blocked(self, case: str, role: str, seconds: float) -> None:
+        """The watchdog saw (case, role) hold the event loop for ``seconds``."""
+        key = (case, role)
+        self.blocked[key] = max(seconds, self.blocked.get(key, 0.0))
 
     def stop(self) -> None:
         """Stop scheduling cases and cancel the ones in flight."""
@@ -193,10 +216,13 @@ class _Runner:
             if done % _YIELD_EVERY == 0:
                 await asyncio.sleep(0)
 
-    async def _run_case(self, case: Case) -> EvalResult:
+    async def _grade_case(self, case: Case) -> EvalResult:
         start = time.perf_counter()
         calls: list[ToolCall] = []
         token = trajectory.set(calls)  # the case's own trajectory, for record_tool_call and @tool
+        task = asyncio.current_task()
+        assert task is not None
+        self._busy[task] = (case.name, "agent")
         try:
             output = await self._call_agent(case)
         except _Timeout:
@@ -204,9 +230,12 @@ class _Runner:
         except BaseException as error:  # whatever the agent raised is its case's error, but a real cancel
             if _is_cancel(error):
                 raise
-            return _errored(case, describe_error(_original(error)), start, calls)
+            if isinstance(error, LoopBlocked):
+                self._said.add((case.name, "agent"))  # the case's error says it already
+            return _errored(case, _error_text(_original(error)), start, calls)
         finally:
             trajectory.reset(token)
+            self._busy[task] = (case.name, "evaluator")
         run = _agent_run(output, calls)
         if run is not None:
             output = run.output
@@ -233,6 +262,14 @@ class _Runner:
             evaluations = await self._evaluate_all(evaluators, output, ectx)
         result = _assemble(case, output, evaluations, (time.perf_counter() - start) * 1000)
         return result if run is None else _with_run(result, run)
+
+    async def _run_case(self, case: Case) -> EvalResult:
+        try:
+            return await self._grade_case(case)
+        finally:
+            task = asyncio.current_task()
+            if task is not None:
+                self._busy.pop(task, None)
 
     async def _call_agent(self, case: Case) -> Any:
         agent = self.agent
@@ -295,12 +332,12 @@ class _Runner:
             if _is_cancel(error):
                 raise
             error = _original(error)
+            if isinstance(error, LoopBlocked):
+                self._said.add((ectx.name, "evaluator"))  # the evaluation's error says it already
             # an error may carry facts worth keeping, such as the tokens a judge spent before failing
             facts = getattr(error, "metadata", None)
             metadata = dict(facts) if isinstance(facts, Mapping) else {}
-            return Evaluation(
-                call.name, "error", error=describe_error(error), duration_ms=_ms(start), metadata=metadata
-            )
+            return Evaluation(call.name, "error", error=_error_text(error), duration_ms=_ms(start), metadata=metadata)
         return to_evaluation(call.name, value, _ms(start))
 
     async def _evaluate_all(
@@ -346,6 +383,13 @@ def _is_cancel(error: BaseException) -> bool:
         return False
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
+
+
+def _error_text(error: BaseException) -> str:
+    """How an error of a call is reported; a call interrupted for blocking the loop says just that."""
+    if isinstance(error, LoopBlocked):
+        return error.message()
+    return describe_error(error)
 
 
 def _original(error: BaseException) -> BaseException:
@@ -412,39 +456,3 @@ def _assemble(case: Case, output: Any, evaluations: Sequence[Evaluation], durati
         metadata=case.metadata,
         evaluations=evaluations,
     )
-
-
-@contextlib.contextmanager
-def _graceful_signals(runner: _Runner) -> Iterator[None]:
-    """First SIGINT/SIGTERM stops the run gracefully; a second one exits at once with 130."""
-    loop = asyncio.get_running_loop()
-
-    def on_signal(signum: int) -> None:
-        if runner.stopping:
-            for stream in (sys.stdout, sys.stderr):
-                with contextlib.suppress(Exception):
-                    stream.flush()
-            os._exit(130)
-        name = signal.Signals(signum).name
-        builtins.print(
-            f"\n{name}: stopping; keeping the cases that finished (press Ctrl-C again to quit at once)",
-            file=sys.stderr,
-            flush=True,
-        )
-        runner.stop()
-
-    previous: dict[int, Any] = {}
-    for wanted in (signal.SIGINT, signal.SIGTERM):
-        before = signal.getsignal(wanted)
-        try:
-            loop.add_signal_handler(wanted, on_signal, int(wanted))
-        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no support
-            continue
-        previous[int(wanted)] = before
-    try:
-        yield
-    finally:
-        for number, before in previous.items():
-            loop.remove_signal_handler(number)
-            if before is not None:
-                signal.signal(number, before)  # the program's own handler, as it was before the run
