@@ -134,7 +134,7 @@ class _Runner:
         self.results: list[EvalResult | None] = [None] * len(cases)
         self.stopping = False
         #: The call each worker task is making: (case name, "agent" or "evaluator").
-        self._busy: dict[asyncio.Task[Any], tuple[str, str]] = {}
+        self._busy: dict[asyncio.Task[Any], list[str]] = {}
         #: The longest time each (case, role) held the event loop, when it did for long.
         self.blocked: dict[tuple[str, str], float] = {}
         self._said: set[tuple[str, str]] = set()
@@ -192,7 +192,8 @@ class _Runner:
 
     def busy(self, task: asyncio.Task[Any] | None) -> tuple[str, str] | None:
         """(case name, role) of the call ``task`` is making, or None."""
-        return None if task is None else self._busy.get(task)
+        slot = None if task is None else self._busy.get(task)
+        return (slot[0], slot[1]) if slot and slot[0] else None
 
     def note_blocked(self, case: str, role: str, seconds: float) -> None:
         """The watchdog saw (case, role) hold the event loop for ``seconds``."""
@@ -206,23 +207,32 @@ class _Runner:
             worker.cancel()
 
     async def _work(self, pending: Iterator[tuple[int, Case]]) -> None:
-        for done, (index, case) in enumerate(pending, start=1):
-            if self.stopping:
-                return
-            result = await self._run_case(case)
-            self.results[index] = result
-            if self.on_result is not None:
-                self.on_result(index, result)
-            if done % _YIELD_EVERY == 0:
-                await asyncio.sleep(0)
-
-    async def _grade_case(self, case: Case) -> EvalResult:
-        start = time.perf_counter()
-        calls: list[ToolCall] = []
-        token = trajectory.set(calls)  # the case's own trajectory, for record_tool_call and @tool
         task = asyncio.current_task()
         assert task is not None
-        self._busy[task] = (case.name, "agent")
+        # what this worker is doing, for the watchdog: [case name ("" between cases), "agent" or "evaluator"]
+        slot = self._busy[task] = ["", "agent"]
+        try:
+            for done, (index, case) in enumerate(pending, start=1):
+                if self.stopping:
+                    return
+                result = await self._run_case(case, slot)
+                slot[0] = ""
+                self.results[index] = result
+                if self.on_result is not None:
+                    self.on_result(index, result)
+                if done % _YIELD_EVERY == 0:
+                    await asyncio.sleep(0)
+        finally:
+            del self._busy[task]
+
+    async def _run_case(self, case: Case, slot: list[str]) -> EvalResult:
+        start = time.perf_counter()
+        calls: list[ToolCall] = []
+        # The case's own trajectory, for record_tool_call and @tool. Not reset after: the next case of
+        # this worker sets its own, and a thread left running past a timeout keeps writing to this one.
+        trajectory.set(calls)
+        slot[0] = case.name
+        slot[1] = "agent"
         try:
             output = await self._call_agent(case)
         except _Timeout:
@@ -233,10 +243,8 @@ class _Runner:
             if isinstance(error, LoopBlocked):
                 self._said.add((case.name, "agent"))  # the case's error says it already
             return _errored(case, _error_text(_original(error)), start, calls)
-        finally:
-            trajectory.reset(token)
-            self._busy[task] = (case.name, "evaluator")
-        run = _agent_run(output, calls)
+        slot[1] = "evaluator"
+        run = _agent_run(output, calls) if calls or isinstance(output, AgentRun) else None
         if run is not None:
             output = run.output
         if output is None:
@@ -262,14 +270,6 @@ class _Runner:
             evaluations = await self._evaluate_all(evaluators, output, ectx)
         result = _assemble(case, output, evaluations, (time.perf_counter() - start) * 1000)
         return result if run is None else _with_run(result, run)
-
-    async def _run_case(self, case: Case) -> EvalResult:
-        try:
-            return await self._grade_case(case)
-        finally:
-            task = asyncio.current_task()
-            if task is not None:
-                self._busy.pop(task, None)
 
     async def _call_agent(self, case: Case) -> Any:
         agent = self.agent
@@ -397,15 +397,13 @@ def _original(error: BaseException) -> BaseException:
     return error.error if isinstance(error, Raised) else error
 
 
-def _agent_run(output: Any, calls: list[ToolCall]) -> AgentRun | None:
+def _agent_run(output: Any, calls: list[ToolCall]) -> AgentRun:
     """What the agent did: the AgentRun it returned, or one built around its answer and recorded calls."""
     if isinstance(output, AgentRun):
         if calls and not output.tool_calls:
             return attrs.evolve(output, tool_calls=calls)
         return output
-    if calls:
-        return AgentRun(output, tool_calls=calls)
-    return None
+    return AgentRun(output, tool_calls=calls)
 
 
 def _with_run(result: EvalResult, run: AgentRun) -> EvalResult:
