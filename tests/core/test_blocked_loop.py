@@ -95,7 +95,7 @@ def test_ctrl_c_stops_a_run_whose_loop_is_blocked_and_keeps_the_finished_cases(t
     process = start(tmp_path, "agents:agent")
     time.sleep(2.0)  # the first case finished; the second holds the loop
     process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=20)
+    _, err = process.communicate(timeout=20)
     assert process.returncode == 130, err
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert report["interrupted"] is True
