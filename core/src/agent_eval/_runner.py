@@ -8,6 +8,7 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import math
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -17,6 +18,7 @@ from typing import Any
 import attrs
 
 from agent_eval._agent_run import AgentRun, ToolCall
+from agent_eval._attempts import combine_attempts
 from agent_eval._calling import Call, to_evaluation
 from agent_eval._cases import Cases, check_cases
 from agent_eval._errors import AgentEvalError, Skip
@@ -54,9 +56,14 @@ class EvalSuite:
         print: bool = True,
         concurrency: int = 1,
         timeout: float | None = None,
+        repeat: int = 1,
+        case_pass_rate: float = 1.0,
         on_result: ResultCallback | None = None,
     ) -> EvalReport:
         """Run every case and return the report; prints the table unless ``print=False``.
+
+        With ``repeat=N`` every case runs N independent times; a repeated case passes when the share of
+        its attempts that passed reaches ``case_pass_rate`` (1.0: every attempt must pass).
 
         Ctrl-C (or SIGTERM) stops the run: cases in flight are cancelled and the
         report holds the cases that finished, with ``interrupted`` set. A second
@@ -77,7 +84,14 @@ class EvalSuite:
             # build the task's repr (its result's included) when it restores its SIGINT handler.
             reports.append(
                 await self.arun(
-                    ctx, print=print, concurrency=concurrency, timeout=timeout, on_result=on_result, handle_signals=True
+                    ctx,
+                    print=print,
+                    concurrency=concurrency,
+                    timeout=timeout,
+                    repeat=repeat,
+                    case_pass_rate=case_pass_rate,
+                    on_result=on_result,
+                    handle_signals=True,
                 )
             )
 
@@ -91,12 +105,14 @@ class EvalSuite:
         print: bool = True,
         concurrency: int = 1,
         timeout: float | None = None,
+        repeat: int = 1,
+        case_pass_rate: float = 1.0,
         on_result: ResultCallback | None = None,
         handle_signals: bool = False,
     ) -> EvalReport:
         """Async form of :meth:`run`. ``handle_signals`` makes Ctrl-C stop the run gracefully."""
-        _check_options(concurrency, timeout)
-        runner = _Runner(self.agent, self.cases, ctx or AgentContext(), concurrency, timeout, on_result)
+        settings = Settings(concurrency=concurrency, timeout=timeout, repeat=repeat, case_pass_rate=case_pass_rate)
+        runner = _Runner(self.agent, self.cases, ctx or AgentContext(), settings, on_result)
         with graceful_signals(runner) if handle_signals else contextlib.nullcontext():
             report = await runner.run(self.name)
         if print:
@@ -106,11 +122,42 @@ class EvalSuite:
         return report
 
 
-def _check_options(concurrency: int, timeout: float | None) -> None:
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise ValueError(f"concurrency must be a whole number of at least 1, got {concurrency!r}")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0):
-        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+def _whole(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
+    return value
+
+
+def _concurrency(value: Any) -> int:
+    return _whole("concurrency", value)
+
+
+def _repeat(value: Any) -> int:
+    return _whole("repeat", value)
+
+
+def _timeout(value: Any) -> float | None:
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if value is not None and (not number or not math.isfinite(value) or value <= 0):
+        raise ValueError(f"timeout must be a positive number of seconds, got {value!r}")
+    return value  # type: ignore[no-any-return]
+
+
+def _rate(value: Any) -> float:
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or not 0.0 <= value <= 1.0:
+        raise ValueError(f"case_pass_rate must be a number from 0 to 1, got {value!r}")
+    return float(value)
+
+
+@attrs.frozen(kw_only=True)
+class Settings:
+    """How a run runs its cases: checked when made."""
+
+    concurrency: int = attrs.field(default=1, converter=_concurrency)
+    timeout: float | None = attrs.field(default=None, converter=_timeout)
+    repeat: int = attrs.field(default=1, converter=_repeat)
+    case_pass_rate: float = attrs.field(default=1.0, converter=_rate)
 
 
 class _Runner:
@@ -121,16 +168,18 @@ class _Runner:
         agent: Callable[..., Any],
         cases: Sequence[Case],
         ctx: AgentContext,
-        concurrency: int,
-        timeout: float | None,
+        settings: Settings,
         on_result: ResultCallback | None,
     ) -> None:
         self.agent = Call.of(agent)
         self.cases = cases
         self.ctx = ctx
-        self.concurrency = concurrency
-        self.timeout = timeout
+        self.settings = settings
+        self.concurrency = settings.concurrency
+        self.timeout = settings.timeout
         self.on_result = on_result
+        #: The attempts of each repeated case that finished so far, by case index.
+        self._attempts: dict[int, list[tuple[int, EvalResult]]] = {}
         self.results: list[EvalResult | None] = [None] * len(cases)
         self.stopping = False
         #: The call each worker task is making: (case name, "agent" or "evaluator").
@@ -145,8 +194,12 @@ class _Runner:
     async def run(self, name: str | None) -> EvalReport:
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         start = time.perf_counter()
-        pending: Iterator[tuple[int, Case]] = iter(enumerate(self.cases))
-        count = min(self.concurrency, len(self.cases))
+        repeat = self.settings.repeat
+        if repeat == 1:
+            pending: Iterator[tuple[int, Case, int]] = ((index, case, 0) for index, case in enumerate(self.cases))
+        else:
+            pending = ((index, case, n) for index, case in enumerate(self.cases) for n in range(repeat))
+        count = min(self.concurrency, len(self.cases) * repeat)
         self._workers = [asyncio.create_task(self._work(pending)) for _ in range(count)]
         try:
             outcomes = await asyncio.gather(*self._workers, return_exceptions=True)
@@ -206,17 +259,22 @@ class _Runner:
         for worker in self._workers:
             worker.cancel()
 
-    async def _work(self, pending: Iterator[tuple[int, Case]]) -> None:
+    async def _work(self, pending: Iterator[tuple[int, Case, int]]) -> None:
         task = asyncio.current_task()
         assert task is not None
         # what this worker is doing, for the watchdog: [case name ("" between cases), "agent" or "evaluator"]
         slot = self._busy[task] = ["", "agent"]
         try:
-            for done, (index, case) in enumerate(pending, start=1):
+            for done, (index, case, attempt) in enumerate(pending, start=1):
                 if self.stopping:
                     return
-                result = await self._run_case(case, slot)
+                result = await self._run_case(case, slot, attempt)
                 slot[0] = ""
+                if self.settings.repeat > 1:
+                    combined = self._attempt_done(index, case, attempt, result)
+                    if combined is None:
+                        continue
+                    result = combined
                 self.results[index] = result
                 if self.on_result is not None:
                     self.on_result(index, result)
@@ -225,7 +283,18 @@ class _Runner:
         finally:
             del self._busy[task]
 
-    async def _run_case(self, case: Case, slot: list[str]) -> EvalResult:
+    def _attempt_done(self, index: int, case: Case, attempt: int, result: EvalResult) -> EvalResult | None:
+        """Keep one attempt; the case's result once its last attempt is in (attempts finish in any order)."""
+        done = self._attempts.setdefault(index, [])
+        done.append((attempt, result))
+        if len(done) < self.settings.repeat:
+            return None
+        del self._attempts[index]
+        return combine_attempts(
+            case, [result for _, result in sorted(done, key=lambda pair: pair[0])], self.settings.case_pass_rate
+        )
+
+    async def _run_case(self, case: Case, slot: list[str], attempt: int = 0) -> EvalResult:
         start = time.perf_counter()
         calls: list[ToolCall] = []
         # The case's own trajectory, for record_tool_call and @tool. Not reset after: the next case of
@@ -263,7 +332,7 @@ class _Runner:
                 metadata=case.metadata,
             )
             return skipped if run is None else _with_run(skipped, run)
-        ectx = EvaluatorContext(case, output, agent_ctx=self.ctx, duration_ms=agent_ms, agent_run=run)
+        ectx = EvaluatorContext(case, output, agent_ctx=self.ctx, duration_ms=agent_ms, agent_run=run, attempt=attempt)
         if len(evaluators) == 1:
             evaluations: Sequence[Evaluation] = (await self._evaluate(evaluators[0], output, ectx),)
         else:

@@ -22,7 +22,18 @@ from agent_eval._sourcemap import KEY
 from agent_eval._sources import Place, kind_of, parse, position_key
 from agent_eval._text import short_repr
 
-SUITE_KEYS = ("name", "description", "agent", "min_pass_rate", "concurrency", "timeout", "evaluators", "cases")
+SUITE_KEYS = (
+    "name",
+    "description",
+    "agent",
+    "min_pass_rate",
+    "concurrency",
+    "timeout",
+    "repeat",
+    "case_pass_rate",
+    "evaluators",
+    "cases",
+)
 
 
 @attrs.frozen
@@ -37,6 +48,10 @@ class SuiteFile:
     min_pass_rate: float | None = attrs.field(default=None, kw_only=True)
     concurrency: int | None = attrs.field(default=None, kw_only=True)
     timeout: float | None = attrs.field(default=None, kw_only=True)
+    #: Attempts per case (None: the caller's, else 1).
+    repeat: int | None = attrs.field(default=None, kw_only=True)
+    #: The share of a repeated case's attempts that must pass (None: the caller's, else 1.0).
+    case_pass_rate: float | None = attrs.field(default=None, kw_only=True)
 
 
 def load_suite(path: str | Path, *, registry: Registry | None = None) -> SuiteFile:
@@ -106,6 +121,8 @@ class _Loader:
             min_pass_rate=options.number("min_pass_rate", 0.0, 1.0),
             concurrency=options.whole("concurrency"),
             timeout=options.number("timeout", 0.0, math.inf, open_low=True),
+            repeat=options.whole("repeat"),
+            case_pass_rate=options.number("case_pass_rate", 0.0, 1.0),
         )
 
     def _case_places(self, place: Place, data: dict[str, Any]) -> list[Place]:

@@ -40,6 +40,8 @@ class RunOptions:
 
     concurrency: int | None = None
     timeout: float | None = None
+    repeat: int | None = None
+    case_pass_rate: float | None = None
     json_path: Path | None = None
     jsonl_path: Path | None = None
     junit_path: Path | None = None
@@ -81,6 +83,8 @@ def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int
             print=False,
             concurrency=options.concurrency or suite.concurrency or 1,
             timeout=options.timeout or suite.timeout,
+            repeat=_repeat(options, suite),
+            case_pass_rate=_case_pass_rate(options, suite),
             on_result=on_result,
         )
     report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
@@ -141,6 +145,16 @@ def _agent(agent_ref: str | None, suite: SuiteFile) -> tuple[str, Callable[..., 
         raise UsageProblem(str(error)) from None
 
 
+def _repeat(options: RunOptions, suite: SuiteFile) -> int:
+    return options.repeat or suite.repeat or 1
+
+
+def _case_pass_rate(options: RunOptions, suite: SuiteFile) -> float:
+    if options.case_pass_rate is not None:
+        return options.case_pass_rate
+    return suite.case_pass_rate if suite.case_pass_rate is not None else 1.0
+
+
 def _bar(options: RunOptions, suite: SuiteFile) -> float:
     if options.min_pass_rate is not None:
         return options.min_pass_rate
@@ -159,6 +173,8 @@ def _run_info(suite: SuiteFile, reference: str, options: RunOptions) -> dict[str
         "strict": options.strict,
         "concurrency": options.concurrency or suite.concurrency or 1,
         "timeout": options.timeout or suite.timeout,
+        "repeat": _repeat(options, suite),
+        "case_pass_rate": _case_pass_rate(options, suite),
         "filters": list(options.filters),
     }
 

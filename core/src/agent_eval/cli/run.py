@@ -18,6 +18,14 @@ _FILE = click.Path(dir_okay=False)
 @click.option("--agent", "agent_ref", metavar="MODULE:ATTR", help="The agent to run (wins over the suite's).")
 @click.option("--concurrency", type=click.IntRange(min=1), help="Cases run at once (default: suite's, or 1).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds before an agent call is cut off.")
+@click.option(
+    "--repeat", type=click.IntRange(min=1), help="Run every case N independent times (default: suite's, or 1)."
+)
+@click.option(
+    "--case-pass-rate",
+    type=click.FloatRange(0, 1),
+    help="Share of a repeated case's attempts that must pass (default: suite's, or 1.0).",
+)
 @click.option("--json", "json_path", type=_FILE, help="Write the report as JSON.")
 @click.option("--jsonl", "jsonl_path", type=_FILE, help="Append each case as it finishes.")
 @click.option("--junit", "junit_path", type=_FILE, help="Write JUnit XML for CI.")
