@@ -67,3 +67,20 @@ def test_scripted_model_called_too_often_says_so() -> None:
     model([{"role": "user", "content": "hi"}])
     with pytest.raises(LookupError, match="has 1 turns but was called 2 times"):
         model([])
+
+
+def test_the_testing_tool_call_is_the_one_record_of_a_call() -> None:
+    import agent_eval
+
+    assert ToolCall is agent_eval.ToolCall
+
+
+def test_a_model_turn_gives_calls_without_an_id_the_next_call_id() -> None:
+    turn = ModelTurn(tool_calls=[ToolCall("a"), ToolCall("b", {"x": 1}, id="mine"), ToolCall("c")])
+    first, given, third = turn.tool_calls
+    assert given.id == "mine"
+    assert first.id is not None and third.id is not None
+    assert first.id.startswith("call_") and third.id.startswith("call_") and first.id != third.id
+    assert (first.name, first.arguments) == ("a", {})
+    again = ScriptedModel.tool_then_text("a", {}, "done")([])
+    assert again.tool_calls[0].id not in (first.id, third.id)
