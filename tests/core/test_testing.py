@@ -47,13 +47,46 @@ def test_agent_loop_runs_the_tool_once_then_stops_on_text() -> None:
     model = ScriptedModel.tool_then_text(
         "get_warranty", {"product": "kettle"}, "The kettle has 2 years, extendable to 4."
     )
-    answer = run_agent_loop("How long is the kettle's warranty?", model, {"get_warranty": warranty_tool})
+    run = run_agent_loop("How long is the kettle's warranty?", model, {"get_warranty": warranty_tool})
 
     assert runs == [{"product": "kettle"}]  # the tool ran exactly once, with the model's arguments
-    assert answer == "The kettle has 2 years, extendable to 4."
+    assert run.output == "The kettle has 2 years, extendable to 4."
     assert len(model.requests) == 2  # the loop ended on the text step
     tool_message = model.requests[1][-1]
     assert (tool_message["role"], tool_message["content"]) == ("tool", '"2 years, extendable to 4"')
+    (call,) = run.tool_calls  # read back from the conversation by the OpenAI adapter
+    assert (call.name, call.arguments, call.result) == (
+        "get_warranty",
+        {"product": "kettle"},
+        '"2 years, extendable to 4"',
+    )
+    assert call.id == model.requests[1][1]["tool_calls"][0]["id"] == tool_message["tool_call_id"]
+
+
+def test_agent_loop_tells_the_model_a_tool_failed_and_the_run_records_the_error() -> None:
+    model = ScriptedModel(
+        [ModelTurn(tool_calls=[ToolCall("get_warranty", {"sku": "k-1"})]), "Sorry, I could not look it up."]
+    )
+    run = run_agent_loop("Kettle?", model, {"get_warranty": get_warranty})
+    (call,) = run.tool_calls
+    assert call.error is not None and call.error.startswith("Error: TypeError: ")
+    assert call.result is None
+    assert run.output == "Sorry, I could not look it up."
+
+
+def test_agent_loop_is_graded_on_its_tool_calls() -> None:
+    from agent_eval_trajectory import tool_called, trajectory_match
+
+    def agent(question: str) -> Any:
+        model = ScriptedModel.tool_then_text("get_warranty", {"product": "kettle"}, "2 years, extendable to 4.")
+        return run_agent_loop(question, model, {"get_warranty": get_warranty})
+
+    evaluators = [tool_called("get_warranty", args={"product": "kettle"}), trajectory_match(["search", "get_warranty"])]
+    report = EvalSuite(agent, [{"name": "kettle", "input": "Kettle?", "evaluators": evaluators}]).run(print=False)
+    (result,) = report.cases
+    assert [e.passed for e in result.evaluations] == [True, False]
+    assert result.reason.startswith("trajectory_match: missing call 1 of 2: search")
+    assert [c.name for c in result.tool_calls] == ["get_warranty"]
 
 
 def test_agent_loop_that_never_finishes_is_caught() -> None:
