@@ -31,6 +31,7 @@ SUITE_KEYS = (
     "timeout",
     "repeat",
     "case_pass_rate",
+    "executor",
     "evaluators",
     "cases",
 )
@@ -52,6 +53,9 @@ class SuiteFile:
     repeat: int | None = attrs.field(default=None, kw_only=True)
     #: The share of a repeated case's attempts that must pass (None: the caller's, else 1.0).
     case_pass_rate: float | None = attrs.field(default=None, kw_only=True)
+    #: The executor that runs the cases (None: the caller's, else ``local``), and its options.
+    executor: str | None = attrs.field(default=None, kw_only=True)
+    executor_options: dict[str, Any] = attrs.field(factory=dict, kw_only=True)
 
 
 def load_suite(path: str | Path, *, registry: Registry | None = None) -> SuiteFile:
@@ -123,6 +127,7 @@ class _Loader:
             timeout=options.number("timeout", 0.0, math.inf, open_low=True),
             repeat=options.whole("repeat"),
             case_pass_rate=options.number("case_pass_rate", 0.0, 1.0),
+            **options.executor(),
         )
 
     def _case_places(self, place: Place, data: dict[str, Any]) -> list[Place]:
@@ -265,6 +270,21 @@ class _Options:
             self.problems.add(self.place.child(key), f"{key!r} must be a number {bound}, got {short_repr(value)}")
             return None
         return float(value)
+
+    def executor(self) -> dict[str, Any]:
+        """``executor: NAME`` or ``executor: {NAME: {option: value}}``, as SuiteFile's two fields."""
+        value = self.data.get("executor")
+        if value is None:
+            return {}
+        if isinstance(value, str) and value.strip():
+            return {"executor": value}
+        if isinstance(value, dict) and len(value) == 1:
+            name, options = next(iter(value.items()))
+            if isinstance(name, str) and (options is None or isinstance(options, dict)):
+                return {"executor": name, "executor_options": {str(k): v for k, v in (options or {}).items()}}
+        message = f"'executor' is a name or `name: {{option: value}}`, got {kind_of(value)}"
+        self.problems.add(self.place.child("executor"), message)
+        return {}
 
     def whole(self, key: str) -> int | None:
         value = self.data.get(key)

@@ -13,7 +13,7 @@ from agent_eval.cli._common import HISTORY_HELP
 _FILE = click.Path(dir_okay=False)
 
 
-@click.command()
+@click.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("suite_file", metavar="SUITE", type=_FILE)
 @click.option("--agent", "agent_ref", metavar="MODULE:ATTR", help="The agent to run (wins over the suite's).")
 @click.option("--concurrency", type=click.IntRange(min=1), help="Cases run at once (default: suite's, or 1).")
@@ -44,6 +44,11 @@ _FILE = click.Path(dir_okay=False)
 @click.option("--no-history", is_flag=True, help="Do not record this run.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
 @click.option(
+    "--executor",
+    metavar="NAME",
+    help="Run the cases with this executor (default: suite's, or local); its options follow as --OPTION VALUE.",
+)
+@click.option(
     "--filter",
     "-k",
     "filters",
@@ -51,7 +56,8 @@ _FILE = click.Path(dir_okay=False)
     metavar="PATTERN",
     help="Run only the cases whose name contains PATTERN (or matches it, with * or ?); repeatable.",
 )
-def run(suite_file: str, agent_ref: str | None, **options: Any) -> None:
+@click.pass_context
+def run(ctx: click.Context, /, suite_file: str, agent_ref: str | None, **options: Any) -> None:
     """Run the cases of SUITE against the agent and grade them."""
     from pathlib import Path
 
@@ -62,5 +68,23 @@ def run(suite_file: str, agent_ref: str | None, **options: Any) -> None:
     paths: dict[str, Any] = {
         key: Path(value) for key, value in options.items() if key.endswith("_path") and value is not None
     }
-    code = execute(Path(suite_file), agent_ref, RunOptions(**{**options, **paths}))
+    extra = executor_options(ctx.args)
+    code = execute(Path(suite_file), agent_ref, RunOptions(**{**options, **paths}, executor_options=extra))
     sys.exit(code)
+
+
+def executor_options(args: list[str]) -> dict[str, str]:
+    """``--ray-address ADDR`` and ``--ray-address=ADDR`` after the known options, as ``{"ray_address": "ADDR"}``."""
+    found: dict[str, str] = {}
+    rest = list(args)
+    while rest:
+        word = rest.pop(0)
+        if not word.startswith("--") or word == "--":
+            raise click.UsageError(f"unexpected argument {word!r}")
+        key, equals, value = word[2:].partition("=")
+        if not equals:
+            if not rest or rest[0].startswith("--"):
+                raise click.UsageError(f"no such option: {word}")
+            value = rest.pop(0)
+        found[key.replace("-", "_")] = value
+    return found
