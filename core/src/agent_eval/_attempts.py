@@ -60,6 +60,7 @@ def combine_attempts(case: Case, results: Sequence[EvalResult], case_pass_rate: 
         usage=_total_usage(attempts),
         cost_usd=_total_cost(attempts),
         attempts=attempts,
+        fingerprint=case.fingerprint,
     )
 
 

@@ -188,6 +188,7 @@ class LocalExecutor:
                 reason="no evaluators",
                 duration_ms=agent_ms,
                 metadata=case.metadata,
+                fingerprint=case.fingerprint,
             )
             return skipped if run is None else _with_run(skipped, run)
         ectx = EvaluatorContext(case, output, agent_ctx=self.ctx, duration_ms=agent_ms, agent_run=run, attempt=attempt)
@@ -301,6 +302,7 @@ def _errored(case: Case, error: str, start: float, calls: Sequence[ToolCall] = (
         duration_ms=_ms(start),
         metadata=case.metadata,
         tool_calls=tuple(calls),
+        fingerprint=case.fingerprint,
     )
 
 
@@ -354,6 +356,7 @@ def _assemble(case: Case, output: Any, evaluations: Sequence[Evaluation], durati
             duration_ms=duration_ms,
             metadata=case.metadata,
             evaluations=evaluations,
+            fingerprint=case.fingerprint,
         )
     statuses = {evaluation.status for evaluation in evaluations}
     status: Status
@@ -380,4 +383,5 @@ def _assemble(case: Case, output: Any, evaluations: Sequence[Evaluation], durati
         duration_ms=duration_ms,
         metadata=case.metadata,
         evaluations=evaluations,
+        fingerprint=case.fingerprint,
     )

@@ -48,6 +48,8 @@ class Case:
     metadata: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True)
     #: Where the case was defined (``suite.yaml:12``), when it came from a file.
     location: str | None = attrs.field(default=None, kw_only=True)
+    #: A stable digest of the case as written in its file (name, input, expected, evaluator entries).
+    fingerprint: str | None = attrs.field(default=None, kw_only=True)
 
     @property
     def all_evaluators(self) -> tuple[Any, ...]:
@@ -207,6 +209,8 @@ class EvalResult:
     cost_usd: float | None = attrs.field(default=None, kw_only=True)
     #: The independent runs of a repeated case, in order (empty when the case ran once).
     attempts: tuple[Attempt, ...] = attrs.field(default=(), converter=tuple_of, kw_only=True, metadata=records(Attempt))
+    #: The case's fingerprint (see :attr:`Case.fingerprint`), for resuming a run.
+    fingerprint: str | None = attrs.field(default=None, kw_only=True)
 
     @property
     def passed(self) -> bool:

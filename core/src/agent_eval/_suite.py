@@ -115,7 +115,7 @@ class _Loader:
             message = f"agent {agent!r} must be MODULE:ATTRIBUTE, e.g. my_agents:support"
             self._problems.add(place.child("agent"), message)
         shared = self._reader().evaluator_list(place.child("evaluators"), data.get("evaluators"), "suite")
-        cases = self._cases(self._case_places(place, data), shared)
+        cases = self._cases(self._case_places(place, data), shared, data.get("evaluators"))
         return SuiteFile(
             self.path,
             name,
@@ -161,9 +161,9 @@ class _Loader:
     def _reader(self) -> _CaseReader:
         return _CaseReader(self._problems, self.evaluators, self.checker)
 
-    def _cases(self, places: list[Place], shared: list[Any]) -> list[Case]:
+    def _cases(self, places: list[Place], shared: list[Any], shared_entries: Any = None) -> list[Case]:
         reader = self._reader()
-        cases = [reader.read(place, index, shared) for index, place in enumerate(places)]
+        cases = [reader.read(place, index, shared, shared_entries) for index, place in enumerate(places)]
         return [case for case in cases if case is not None]
 
 
@@ -175,7 +175,7 @@ class _CaseReader:
         self.evaluators = evaluators
         self.checker = checker
 
-    def read(self, place: Place, index: int, shared: list[Any]) -> Case | None:
+    def read(self, place: Place, index: int, shared: list[Any], shared_entries: Any = None) -> Case | None:
         data = place.value
         if not isinstance(data, dict):
             message = f"a case is a mapping with 'name', 'input', 'evaluators'; got {kind_of(data)}"
@@ -213,6 +213,7 @@ class _CaseReader:
             evaluators=(*shared, *own),
             metadata=metadata,
             location=place.location(),
+            fingerprint=fingerprint(name, data, shared_entries),
         )
         before = len(self.checker.problems)
         self.checker.evaluators(case, label, place.where())
@@ -243,6 +244,20 @@ class _CaseReader:
             except AgentEvalError as error:
                 self.problems.add(place if single else place.child(index), f"{label}: {error}")
         return built
+
+
+def fingerprint(name: str, data: dict[str, Any], shared_entries: Any) -> str:
+    """What makes a case the same case from one run to the next: its name, input, expected answer and the
+    evaluator entries that grade it (the suite's shared ones included), as written in the file.
+
+    ``--resume`` takes a finished case over only when its fingerprint is unchanged.
+    """
+    import hashlib
+
+    described = repr(
+        (name, data.get("input"), data.get("expected"), data.get("evaluator"), data.get("evaluators"), shared_entries)
+    )
+    return hashlib.blake2b(described.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
 
 
 class _Options:
