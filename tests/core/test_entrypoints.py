@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.metadata as importlib_metadata
 import sys
 from pathlib import Path
 
-import importlib.metadata as importlib_metadata
 import pytest
 from helpers import write_plugin
 
