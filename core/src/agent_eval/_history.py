@@ -123,17 +123,19 @@ class History:
 
     def record(self, report: EvalReport) -> str:
         """Store ``report`` and return its run id (the report's ``metadata["run_id"]`` when set)."""
-        run_id = str(report.metadata.get("run_id") or new_run_id())
+        # the columns come from the JSON-ready data: its texts all encode (no lone surrogate is left)
         data = report.to_dict()
-        data["metadata"]["run_id"] = run_id
+        meta = data["metadata"]
+        run_id = str(meta.get("run_id") or new_run_id())
+        meta["run_id"] = run_id
         recorded_at = datetime.now(UTC).isoformat(timespec="seconds")
         row = (
             run_id,
             recorded_at,
-            report.started_at or recorded_at,
-            _text_or_none(report.name or report.metadata.get("suite")),
-            _text_or_none(report.metadata.get("suite_file")),
-            _text_or_none(report.metadata.get("agent")),
+            data["started_at"] or recorded_at,
+            _text_or_none(data["name"] or meta.get("suite")),
+            _text_or_none(meta.get("suite_file")),
+            _text_or_none(meta.get("agent")),
             report.total,
             report.passed,
             report.failed,

@@ -18,7 +18,7 @@ from agent_eval._calling import Call, to_evaluation
 from agent_eval._cases import Cases, check_cases
 from agent_eval._errors import AgentEvalError, Skip
 from agent_eval._model import AgentContext, Case, EvalReport, EvalResult, Evaluation, EvaluatorContext, Status, Verdict
-from agent_eval._text import describe_error, short_repr
+from agent_eval._text import describe_error, frames_of, short_repr
 from agent_eval._threads import ThreadPool
 
 #: Called with (index, result) as each case finishes.
@@ -196,7 +196,7 @@ class _Runner:
         except asyncio.CancelledError:
             raise
         except (Exception, SystemExit) as error:
-            return _errored(case, None, describe_error(error), start)
+            return _errored(case, None, describe_error(error), start, frames_of(error))
         if output is None:
             return _errored(case, None, "the agent returned None; it must return its answer", start)
         agent_ms = (time.perf_counter() - start) * 1000
@@ -282,7 +282,12 @@ class _Runner:
             facts = getattr(error, "metadata", None)
             metadata = dict(facts) if isinstance(facts, Mapping) else {}
             return Evaluation(
-                call.name, "error", error=describe_error(error), duration_ms=_ms(start), metadata=metadata
+                call.name,
+                "error",
+                error=describe_error(error),
+                frames=frames_of(error),
+                duration_ms=_ms(start),
+                metadata=metadata,
             )
         return to_evaluation(call.name, value, _ms(start))
 
@@ -310,7 +315,7 @@ def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def _errored(case: Case, output: Any, error: str, start: float) -> EvalResult:
+def _errored(case: Case, output: Any, error: str, start: float, frames: tuple[str, ...] = ()) -> EvalResult:
     return EvalResult(
         case.name,
         case.input,
@@ -318,6 +323,7 @@ def _errored(case: Case, output: Any, error: str, start: float) -> EvalResult:
         expected=case.expected,
         status="error",
         error=error,
+        frames=frames,
         duration_ms=_ms(start),
         metadata=case.metadata,
     )

@@ -20,6 +20,7 @@ from agent_eval._model import AgentContext, EvalReport, EvalResult
 from agent_eval._plugins import Registry, get_registry
 from agent_eval._report.console import print_report
 from agent_eval._suite import SuiteFile, load_suite
+from agent_eval._text import cell, text_of
 from agent_eval._version import __version__
 from agent_eval.cli._common import DEFAULT_HISTORY, EXIT_BELOW_BAR, EXIT_INTERRUPTED, UsageProblem, write_reports
 
@@ -40,6 +41,7 @@ class RunOptions:
     history_path: Path | None = None
     no_history: bool = False
     quiet: bool = False
+    verbose: bool = False
     filters: tuple[str, ...] = ()
 
 
@@ -49,7 +51,7 @@ def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int
     suite = _select(_load(suite_path, registry), options.filters)
     reference, agent = _agent(agent_ref, suite)
     for broken in registry.broken:
-        print(f"warning: {broken.message()}", file=sys.stderr)
+        print(f"warning: {cell(broken.message())}", file=sys.stderr)
     from agent_eval._runner import EvalSuite
 
     try:
@@ -76,7 +78,7 @@ def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int
     if stream is not None:
         stream.finish(report)
     bar = _bar(options, suite)
-    print_report(report, quiet=options.quiet, strict=options.strict, bar=bar)
+    print_report(report, quiet=options.quiet, strict=options.strict, bar=bar, verbose=options.verbose)
     _record(report, options)  # first: a report path that cannot be written must not lose the run
     write_reports(report, _reports(options))
     _github_summary(report)
@@ -158,7 +160,9 @@ def _used(report: EvalReport, registry: Registry) -> dict[str, Any]:
         for info in registry.entries.get(name, ()):
             if info.distribution:
                 plugins[info.distribution] = info.version
-    models = sorted({str(e.metadata["model"]) for r in report.cases for e in r.evaluations if e.metadata.get("model")})
+    models = sorted(
+        {text_of(e.metadata["model"]) for r in report.cases for e in r.evaluations if e.metadata.get("model")}
+    )
     return {"plugins": plugins, "judge_models": models}
 
 
