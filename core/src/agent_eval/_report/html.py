@@ -29,8 +29,8 @@ from agent_eval._report.files import write_atomic
 from agent_eval._report.markdown import gate
 from agent_eval._text import DISPLAY_LIMIT, block, cell, plural
 
+#: The counts of each status, in the summary and on the filter buttons (a row's status is PASS, ERROR...).
 _LABELS = {"passed": "Passed", "failed": "Failed", "error": "Errors", "skipped": "Skipped"}
-_FILTER_LABELS = {"passed": "Passed", "failed": "Failed", "error": "Error", "skipped": "Skipped"}
 #: Keys of a case (and of an evaluation) whose values are shown as text: what the agent and evaluators made.
 _VALUES = ("input", "output", "expected", "metadata")
 _COUNT_ATTRS = {"passed": "passed", "failed": "failed", "error": "errored", "skipped": "skipped"}
@@ -195,13 +195,13 @@ def _title(report: EvalReport) -> str:
 
 def _stats(report: EvalReport) -> str:
     outcome = gate(report)
-    rate_label = "pass rate" + (" (strict)" if outcome.strict else "") + f" · bar {outcome.bar:.0%}"
+    rate_label = "Pass rate" + (" (strict)" if outcome.strict else "") + f" · bar {outcome.bar:.0%}"
     items = [_stat("rate", f"{outcome.rate:.1%}", rate_label)]
     items += [_stat(status, str(getattr(report, _COUNT_ATTRS[status])), _LABELS[status]) for status in STATUSES]
-    items.append(_stat("time", format_duration(report.total_ms), "time"))
+    items.append(_stat("time", format_duration(report.total_ms), "Time"))
     tokens = report.usage.get("total_tokens")
     if tokens:
-        items.append(_stat("tokens", f"{tokens:,}", "judge tokens"))
+        items.append(_stat("tokens", f"{tokens:,}", "Judge tokens"))
     return f'<div class="stats">{"".join(items)}</div>'
 
 
@@ -239,7 +239,7 @@ def _controls(report: EvalReport) -> str:
     for status in STATUSES:
         count = getattr(report, _COUNT_ATTRS[status])
         buttons.append(
-            f'<button type="button" data-status="{status}" aria-pressed="false">{_FILTER_LABELS[status]}'
+            f'<button type="button" data-status="{status}" aria-pressed="false">{_LABELS[status]}'
             f'<span class="count">{count}</span></button>'
         )
     return (

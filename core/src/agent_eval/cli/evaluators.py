@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from agent_eval._plugins import BrokenPlugin
 
 
 @click.command("list-evaluators")
@@ -20,7 +24,9 @@ def list_evaluators(as_json: bool) -> None:
         click.echo(f"warning: {cell(broken.message())}", err=True)
     infos = registry.all()
     if as_json:
-        click.echo(json.dumps([info.to_dict() for info in infos], indent=2))
+        listed = [{**info.to_dict(), "broken": False} for info in infos]
+        listed += [_broken(plugin) for plugin in registry.broken]
+        click.echo(json.dumps(listed, indent=2))
         return
     if not infos:
         click.echo(f"No evaluators are installed. To add evaluators, {HOW_TO_INSTALL}.")
@@ -33,6 +39,20 @@ def list_evaluators(as_json: bool) -> None:
         _print_rich_table(rows)
     else:
         _print_plain_table(rows)
+
+
+def _broken(plugin: BrokenPlugin) -> dict[str, Any]:
+    """A plugin that failed to load, in the listing: it provides no evaluator (``name`` is null) and says why."""
+    return {
+        "name": None,
+        "package": plugin.distribution,
+        "version": plugin.version,
+        "description": None,
+        "plugin": plugin.entry_point,
+        "parameters": [],
+        "broken": True,
+        "error": plugin.error,
+    }
 
 
 _EVALUATOR_COLUMNS = ("Name", "Package", "Version", "Description")

@@ -174,7 +174,10 @@ def _run_row(summary: RunSummary) -> list[Text]:
     from agent_eval._report.console import format_duration
     from agent_eval._text import cell
 
-    rate = Text(f"{summary.pass_rate:.1%}", style="green" if summary.failed + summary.errored == 0 else "red")
+    # coloured by the bar the run was held to: green when it met it, as its exit code said
+    rate = Text(f"{summary.pass_rate:.1%}", style="green" if summary.met and not summary.interrupted else "red")
+    if summary.strict:
+        rate.append(" strict")
     if summary.interrupted:
         rate.append(" interrupted", style="magenta")
     counts = (summary.total, summary.passed, summary.failed, summary.errored, summary.skipped)
@@ -330,15 +333,17 @@ def _verdict(comparison: Comparison) -> Text:
 
     if comparison.unchanged:
         return Text("No case changed.", style="bold green")
+    from agent_eval._text import plural
+
     counts = [
-        (len(comparison.regressions), "regressed"),
-        (len(comparison.fixed), "newly passing"),
-        (len(comparison.status_changes), "other status changes"),
-        (len(comparison.score_changes), "score changes"),
-        (len(comparison.added), "added"),
-        (len(comparison.removed), "removed"),
+        f"{len(comparison.regressions)} regressed",
+        f"{len(comparison.fixed)} newly passing",
+        plural(len(comparison.status_changes), "other status change"),
+        plural(len(comparison.score_changes), "score change"),
+        f"{len(comparison.added)} added",
+        f"{len(comparison.removed)} removed",
     ]
-    text = " · ".join(f"{count} {label}" for count, label in counts if count)
+    text = " · ".join(count for count in counts if not count.startswith("0 "))
     if comparison.regressed:
         return Text(f"REGRESSED: {text}", style="bold red")
     return Text(f"No regression: {text}", style="bold green")

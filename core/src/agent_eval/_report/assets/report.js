@@ -165,9 +165,8 @@
     var left = state.matching.length - end;
     more.hidden = left <= 0;
     more.textContent = "Show " + Math.min(left, PAGE_SIZE) + " more (" + left + " not shown)";
-    shown.textContent = state.matching.length === cases.length
-      ? cases.length + (cases.length === 1 ? " case" : " cases")
-      : state.matching.length + " of " + cases.length + " cases";
+    var total = cases.length + (cases.length === 1 ? " case" : " cases");
+    shown.textContent = state.matching.length === cases.length ? total : state.matching.length + " of " + total;
     empty.hidden = state.matching.length > 0;
   }
 
