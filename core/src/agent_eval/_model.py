@@ -123,6 +123,8 @@ class Evaluation:
     score: float | None = attrs.field(default=None, kw_only=True)
     reason: str | None = attrs.field(default=None, kw_only=True)
     error: str | None = attrs.field(default=None, kw_only=True)
+    #: Where the evaluator's error was raised: its innermost frames, ``file:line in function``.
+    frames: tuple[str, ...] = attrs.field(default=(), converter=tuple_of, kw_only=True)
     duration_ms: float = attrs.field(default=0.0, kw_only=True)
     metadata: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True, metadata=MAPPING)
 
@@ -195,6 +197,8 @@ class EvalResult:
     score: float | None = attrs.field(default=None, kw_only=True)
     reason: str | None = attrs.field(default=None, kw_only=True)
     error: str | None = attrs.field(default=None, kw_only=True)
+    #: Where the agent's error was raised: its innermost frames, ``file:line in function``.
+    frames: tuple[str, ...] = attrs.field(default=(), converter=tuple_of, kw_only=True)
     duration_ms: float = attrs.field(default=0.0, kw_only=True)
     metadata: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True, metadata=MAPPING)
     evaluations: tuple[Evaluation, ...] = attrs.field(
@@ -350,13 +354,19 @@ class EvalReport:
         return cls.from_dict(json.loads(text))
 
 
+_MAX_COUNT = 2**63
+
+
 def sum_usage(usages: Iterable[Mapping[str, Any] | None]) -> dict[str, int]:
     """Add up token-usage mappings, key by key; non-numbers are ignored."""
     total: dict[str, int] = {}
     for usage in usages:
-        if not usage:
+        if not usage or not isinstance(usage, Mapping):
             continue
         for key, value in usage.items():
-            if isinstance(value, int | float) and not isinstance(value, bool):
+            # a count no endpoint could report (NaN, infinite, past 2**63, not named by text) is not a count
+            if not isinstance(key, str) or not isinstance(value, int | float) or isinstance(value, bool):
+                continue
+            if abs(value) < _MAX_COUNT:
                 total[key] = total.get(key, 0) + int(value)
     return total

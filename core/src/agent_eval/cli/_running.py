@@ -21,6 +21,7 @@ from agent_eval._model import AgentContext, EvalReport, EvalResult
 from agent_eval._plugins import Registry, get_registry
 from agent_eval._report.console import print_report
 from agent_eval._suite import SuiteFile, load_suite
+from agent_eval._text import cell, text_of
 from agent_eval._version import __version__
 from agent_eval.cli._common import (
     DEFAULT_HISTORY,
@@ -53,6 +54,7 @@ class RunOptions:
     history_path: Path | None = None
     no_history: bool = False
     quiet: bool = False
+    verbose: bool = False
     filters: tuple[str, ...] = ()
     executor: str | None = None
     executor_options: dict[str, str] = attrs.Factory(dict)
@@ -66,7 +68,7 @@ def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int
     positions = _select(suite, options.filters)
     reference, agent = _agent(agent_ref, suite)
     for broken in registry.broken:
-        print(f"warning: {broken.message()}", file=sys.stderr)
+        print(f"warning: {cell(broken.message())}", file=sys.stderr)
     executor = _executor(options, suite, registry)
     plan = _plan(suite, positions, agent, reference, options)
     run_info = _run_info(suite, reference, options)
@@ -109,7 +111,7 @@ def _finish(report: EvalReport, suite: SuiteFile, options: RunOptions, stream: A
     if stream is not None:
         stream.finish(report)
     bar = _bar(options, suite)
-    print_report(report, quiet=options.quiet, strict=options.strict, bar=bar)
+    print_report(report, quiet=options.quiet, strict=options.strict, bar=bar, verbose=options.verbose)
     _record(report, options)  # first: a report path that cannot be written must not lose the run
     written, failed = write_reports(report, _reports(options))
     _github_summary(report)
@@ -236,7 +238,9 @@ def _used(report: EvalReport, registry: Registry) -> dict[str, Any]:
         for info in registry.entries.get(name, ()):
             if info.distribution:
                 plugins[info.distribution] = info.version
-    models = sorted({str(e.metadata["model"]) for r in report.cases for e in r.evaluations if e.metadata.get("model")})
+    models = sorted(
+        {text_of(e.metadata["model"]) for r in report.cases for e in r.evaluations if e.metadata.get("model")}
+    )
     return {"plugins": plugins, "judge_models": models}
 
 

@@ -43,6 +43,7 @@ _FILE = click.Path(dir_okay=False)
 )
 @click.option("--no-history", is_flag=True, help="Do not record this run.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
+@click.option("--verbose", "-v", is_flag=True, help="Print every reason and error whole, and where errors were raised.")
 @click.option(
     "--executor",
     metavar="NAME",
