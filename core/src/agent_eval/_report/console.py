@@ -73,9 +73,13 @@ def summary_line(report: EvalReport, *, strict: bool = False, bar: float | None 
         f"{report.skipped} skipped",
     ]
     rate = report.rate(strict=strict)
+    stats = report.stats
     text = ", ".join(parts) + f" · pass rate {rate:.1%}" + (" (strict)" if strict else "")
+    if not strict and stats["ci_low"] is not None:
+        text += f" (95% CI {interval(stats['ci_low'], stats['ci_high'])})"
     if bar is not None:
         text += f" ≥ bar {bar:.0%}" if rate >= bar else f" < bar {bar:.0%}"
+    text += repeat_figures(stats)
     text += f" · {format_duration(report.total_ms)}"
     usage = report.usage
     if usage.get("total_tokens"):
@@ -83,6 +87,23 @@ def summary_line(report: EvalReport, *, strict: bool = False, bar: float | None 
     if report.interrupted:
         planned = report.planned if report.planned is not None else report.total
         text = f"INTERRUPTED: {report.total}/{plural(planned, 'case')} finished · " + text
+    return text
+
+
+def interval(low: float, high: float) -> str:
+    """``74.1-88.0%``."""
+    return f"{low * 100:.1f}-{high * 100:.1f}%"
+
+
+def repeat_figures(stats: dict[str, Any]) -> str:
+    """`` · pass@1 80.0% · pass^5 52.0%`` for a repeated run, else nothing."""
+    at, hat = stats.get("pass_at_k") or {}, stats.get("pass_hat_k") or {}
+    if not at:
+        return ""
+    largest = max(hat, key=int) if hat else None
+    text = f" · pass@1 {at['1']:.1%}"
+    if largest is not None and largest != "1":
+        text += f" · pass^{largest} {hat[largest]:.1%}"
     return text
 
 
@@ -153,7 +174,7 @@ def render_table(report: EvalReport, console: Console, *, verbose: bool = False)
             _verbose_rows(table, result, name, time)
             continue
         reason = _clamp(Text(cell(_why(result), layout.reason * REASON_LINES)), console, layout.reason)
-        table.add_row(Text(name), _status(result.status), Text(format_score(result.score)), reason, Text(time))
+        table.add_row(Text(name), _case_status(result), Text(format_score(result.score)), reason, Text(time))
     console.print(table)
     hidden = report.total - len(rows)
     if hidden:
@@ -183,6 +204,20 @@ def _why(result: EvalResult) -> Any:
     return result.error or result.reason
 
 
+def status_label(result: EvalResult) -> str:
+    """``PASS``, ``FAIL``, ...; for a repeated case the attempts that passed, ``3/5``."""
+    if result.attempts:
+        outcomes = result.outcomes()
+        return f"{sum(outcomes)}/{len(outcomes)}" if outcomes else LABELS["skipped"]
+    return LABELS.get(result.status, cell(result.status, 8))
+
+
+def _case_status(result: EvalResult) -> Text:
+    from rich.text import Text
+
+    return Text(status_label(result), style=STYLES.get(result.status, ""))
+
+
 def _status(status: str) -> Text:
     from rich.text import Text
 
@@ -210,7 +245,7 @@ def _verbose_rows(table: Table, result: EvalResult, name: str, time: str) -> Non
     frames = result.frames or (result.evaluations[0].frames if len(result.evaluations) == 1 else ())
     # with several evaluations, each one's row below says it; the case's row would only repeat them
     reason = _details(None if several else _why(result), frames)
-    table.add_row(Text(name), _status(result.status), Text(format_score(result.score)), reason, Text(time))
+    table.add_row(Text(name), _case_status(result), Text(format_score(result.score)), reason, Text(time))
     if several:
         for evaluation in result.evaluations:
             _evaluation_row(table, evaluation)
