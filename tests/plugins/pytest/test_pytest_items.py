@@ -210,7 +210,7 @@ def test_a_suite_named_on_the_command_line_is_collected_whatever_its_name(pytest
 
 
 def test_python_tests_run_beside_suite_files(demo: pytest.Pytester) -> None:
-    demo.makepyfile(test_plain="def test_plain():\n    assert True\n")
+    demo.makepyfile(test_user_plain="def test_plain():\n    assert True\n")
     demo.runpytest("-k", "plain or greets").assert_outcomes(passed=2, deselected=3)
 
 
