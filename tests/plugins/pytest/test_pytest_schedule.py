@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import inspect
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -174,3 +177,23 @@ def test_under_xdist_every_case_runs_once_and_reports_on_its_own(pytester: pytes
     result.stdout.fnmatch_lines(["*FAILED eval_slow.yaml::c2*"])
     result.assert_outcomes(passed=5, failed=1)
     assert sorted(agent_calls()) == ["1", "2", "3", "4", "5", "6"]
+
+
+def test_ctrl_c_while_cases_run_stops_pytest_at_once(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".yaml", eval_hang="agent: hang:agent\nconcurrency: 2\n" + SIX_CASES)
+    pytester.makepyfile(
+        hang="import time\nfrom pathlib import Path\n\ndef agent(question):\n"
+        "    Path(__file__).with_name('started').touch()\n    time.sleep(600)\n    return 'ok'\n"
+    )
+    process = pytester.popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider"], stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not (pytester.path / "started").exists():
+            assert time.monotonic() < deadline, "the agent was never called"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        out, _ = process.communicate(timeout=20)
+    finally:
+        process.kill()
+    assert process.returncode == pytest.ExitCode.INTERRUPTED
+    assert "KeyboardInterrupt" in out.decode()
