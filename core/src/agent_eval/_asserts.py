@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from agent_eval._model import EvalReport, EvalResult
 from agent_eval._text import short_repr, shorten
 
@@ -57,9 +55,8 @@ def case_line(result: EvalResult) -> str:
     parts = [f"{result.name!r}: {result.status}"]
     if result.score is not None:
         parts.append(f", score {result.score:.2f}")
-    fraction: Any = getattr(result, "pass_fraction", None)  # with repeats
-    if isinstance(fraction, int | float) and not isinstance(fraction, bool):
-        parts.append(f", {fraction:.0%} of attempts passed")
+    if result.attempts and result.pass_fraction is not None:
+        parts.append(f", {result.pass_fraction:.0%} of attempts passed")
     explained = [text for text in (result.reason, result.error) if text]
     if explained:
         parts.append(": " + "; ".join(explained))

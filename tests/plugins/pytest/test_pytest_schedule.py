@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import signal
 import subprocess
 import sys
@@ -10,8 +9,6 @@ import time
 from collections.abc import Callable
 
 import pytest
-
-from agent_eval import EvalSuite
 
 pytest_plugins = ["pytester"]
 
@@ -152,18 +149,6 @@ def test_collect_only_calls_no_agent(pytester: pytest.Pytester, agent_calls: Cal
     assert agent_calls() == []
 
 
-REPEATS = "repeat" in inspect.signature(EvalSuite.arun).parameters
-
-
-@pytest.mark.skipif(REPEATS, reason="the installed core runs repeats")
-def test_repeat_is_refused_by_a_core_that_cannot_repeat(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--agent-eval-repeat", "3")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --agent-eval-repeat 3: agent-eval-core * cannot run a case more than once*"])
-    pytester.runpytest("--agent-eval-repeat", "1").assert_outcomes()  # once is what it does anyway
-
-
-@pytest.mark.skipif(not REPEATS, reason="the installed core does not run repeats yet")
 def test_repeat_runs_every_case_that_many_times(pytester: pytest.Pytester, agent_calls: Calls) -> None:
     slow_suite(pytester, pause=0.01)
     pytester.runpytest("--agent-eval-repeat", "3", "-k", "c1 or c2").assert_outcomes(passed=2, deselected=4)

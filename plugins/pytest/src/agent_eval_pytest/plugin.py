@@ -54,15 +54,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    """Refuse ``--agent-eval-repeat`` above 1 when the installed core cannot repeat cases."""
-    repeat = config.getoption("agent_eval_repeat")
-    if repeat is not None and repeat > 1:
-        from agent_eval_pytest.settings import check_repeat
-
-        check_repeat(repeat)
-
-
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """A suite file becomes a collector of one item per case."""
     named = file_path.suffix in SUITE_SUFFIXES and parent.session.isinitpath(file_path)
