@@ -10,6 +10,7 @@ from agent_eval._errors import (
     AgentReferenceError,
     AmbiguousEvaluator,
     EvaluatorNotFound,
+    FileReadError,
     PluginLoadError,
     Skip,
     SuiteError,
@@ -20,6 +21,7 @@ from agent_eval.hookspecs import hookimpl, hookspec
 if TYPE_CHECKING:
     from agent_eval._agent_run import AgentRun, ToolCall, Usage
     from agent_eval._calling import callable_name, invoke
+    from agent_eval._files import read_text_file
     from agent_eval._model import (
         AgentContext,
         Case,
@@ -50,6 +52,7 @@ __all__ = [
     "Evaluation",
     "EvaluatorContext",
     "EvaluatorNotFound",
+    "FileReadError",
     "PluginLoadError",
     "Skip",
     "SuiteError",
@@ -67,6 +70,7 @@ __all__ = [
     "invoke",
     "load_agent",
     "load_suite",
+    "read_text_file",
     "record_tool_call",
     "registry_of",
     "resolve_path",
@@ -102,6 +106,7 @@ _LAZY = {
     "load_suite": "agent_eval._suite",
     "record_tool_call": "agent_eval._recording",
     "tool": "agent_eval._recording",
+    "read_text_file": "agent_eval._files",
     "SuiteFile": "agent_eval._suite",
 }
 
