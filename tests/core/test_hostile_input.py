@@ -360,3 +360,16 @@ def test_a_valid_json_suite_loads_without_working_out_positions(
     monkeypatch.setattr(sources, "json_positions", refuse)
     cases = [{"name": f"c{i}", "input": i, "evaluators": [{"has": "x"}]} for i in range(50)]
     assert len(load(write(tmp_path, "s.json", json.dumps({"cases": cases}))).cases) == 50
+
+
+def test_a_lone_surrogate_escape_is_refused_where_it_stands(tmp_path: Path) -> None:
+    # no output can print or write half of a UTF-16 pair: it would end the run with an encoding error
+    message = "a string holds half of a UTF-16 surrogate pair (an escape such as \\ud800), which is not text; remove it"
+    path = write(tmp_path, "s.json", '{"cases": [{"name": "a", "input": "x"}, {"name": "b\\ud800", "input": "x"}]}')
+    assert problems(path) == [f"{path}:1:50: {message}"]
+    path = write(tmp_path, "c.jsonl", '{"name": "a", "input": "ok"}\n{"name": "b", "input": {"\\udfff": 1}}\n')
+    assert problems(path) == [f"{path}:2:25: {message}"]
+    path = write(tmp_path, "s.yaml", 'cases:\n  - name: a\n    input: "x\\U0000d800"\n')
+    assert problems(path) == [f"{path}:3:12: {message}"]
+    pair = load(write(tmp_path, "p.json", '{"cases": [{"name": "\\ud83d\\ude00", "input": "\\\\ud800"}]}'))
+    assert [(case.name, case.input) for case in pair.cases] == [("😀", "\\ud800")]

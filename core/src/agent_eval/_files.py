@@ -64,8 +64,11 @@ def read_text_file(path: str | os.PathLike[str], *, limit: int = MAX_BYTES) -> s
 
 
 def display(name: str) -> str:
-    """A path as messages show it: as it is, or quoted with escapes when it holds control characters."""
-    return repr(name) if any(ord(char) < 32 or ord(char) == 127 for char in name) else name
+    """A path as messages show it: as it is, or quoted with escapes when it holds control characters.
+
+    Surrogates count too: a file name that is not UTF-8 arrives holding them, and no output can print them.
+    """
+    return repr(name) if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in name) else name
 
 
 def make_folder(folder: Path) -> None:

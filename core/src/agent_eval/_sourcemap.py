@@ -139,7 +139,9 @@ def load_yaml(text: str) -> tuple[Any, dict[Path_, Position]]:
             return None, {}
         positions: dict[Path_, Position] = {}
         _walk(node, (), positions)
-        return loader.construct_document(node), positions
+        data = loader.construct_document(node)
+        _no_lone_surrogates(text, data, lambda: positions)
+        return data, positions
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         problem = " ".join(filter(None, [error.context, error.problem]))
@@ -237,7 +239,46 @@ def load_json(text: str) -> Any:
         offset = _too_deep_offset(text)
         if offset is not None:
             raise SourceError(_TOO_DEEP, *line_column(text, offset))
+    _no_lone_surrogates(text, data, lambda: json_positions(text))
     return data
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _no_lone_surrogates(text: str, data: Any, positions: Callable[[], dict[Path_, Position]]) -> None:
+    """Refuse a string that an escape (``"\\ud800"``) made hold half of a UTF-16 pair: it is not text.
+
+    Nothing could print or write it (UTF-8 has no such character). Only escapes make one, so a text
+    without ``\\u`` is let through on one look.
+    """
+    if "\\u" not in text and "\\U" not in text:
+        return
+    path = _lone_surrogate(data)
+    if path is None:
+        return
+    found = positions()
+    where = next((found[path[:end]] for end in range(len(path), -1, -1) if path[:end] in found), (1, 1))
+    message = "a string holds half of a UTF-16 surrogate pair (an escape such as \\ud800), which is not text; remove it"
+    raise SourceError(message, *where)
+
+
+def _lone_surrogate(data: Any) -> Path_ | None:
+    """The path of the first string (a value, or a key) holding a lone surrogate, or None."""
+    stack: list[tuple[Path_, Any]] = [((), data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                return path
+        elif isinstance(value, dict):
+            for key in value:
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    return (*path, key, KEY)
+            stack.extend(reversed([((*path, key), item) for key, item in value.items()]))
+        elif isinstance(value, list):
+            stack.extend(reversed([((*path, index), item) for index, item in enumerate(value)]))
+    return None
 
 
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?')
