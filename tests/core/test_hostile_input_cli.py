@@ -243,3 +243,14 @@ def test_compare_refuses_a_report_with_a_repeated_case_name(project: Path) -> No
     head = write_json(project, "head.json", report_dict("a", "b", "b", "a", "a"))
     line = one_error(cli(project, "compare", base, head))
     assert line.startswith("error: HEAD head.json holds more than one case named 'a' (3 times), 'b' (2 times); ")
+
+
+def test_compare_takes_a_folder_named_like_a_run_for_the_run(project: Path) -> None:
+    suite(project, ONE_CASE)
+    assert cli(project, "run", "suite.yaml").returncode == 0
+    assert cli(project, "run", "suite.yaml").returncode == 0
+    (project / "latest").mkdir()
+    assert cli(project, "compare", "latest~1", "latest").returncode == 0
+    (project / "r.json").mkdir()
+    line = one_error(cli(project, "compare", "r.json", "latest"))
+    assert line == "error: r.json: is a directory, not a file; give a JSON report written by `run --json`, or a run id"

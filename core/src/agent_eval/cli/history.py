@@ -135,7 +135,10 @@ def _report(ref: str, history_path: str | None) -> EvalReport:
     from pathlib import Path
 
     candidate = Path(ref)
-    if os.path.lexists(ref):
+    named_file = candidate.suffix.lower() in (".json", ".jsonl") or "/" in ref or os.sep in ref
+    # Whatever stands at a path that names a file is read (a FIFO is refused, not taken for a run id);
+    # a folder that happens to be called like a run (latest, 2026) is not.
+    if os.path.lexists(ref) and (named_file or not candidate.is_dir()):
         from agent_eval._errors import FileReadError
         from agent_eval._report.json import read
 
@@ -145,7 +148,7 @@ def _report(ref: str, history_path: str | None) -> EvalReport:
             raise UsageProblem(f"{error}; give a JSON report written by `run --json`, or a run id") from None
         except ValueError as error:
             raise UsageProblem(f"{ref}: {error}; write reports with `agent-eval run --json`") from None
-    if candidate.suffix.lower() in (".json", ".jsonl") or "/" in ref:
+    if named_file:
         raise UsageProblem(f"{ref}: no such file; give a JSON report written by `run --json`, or a run id")
     history = _history(history_path)
     return _call(lambda: history.load(ref)).report  # type: ignore[no-any-return]
