@@ -10,9 +10,11 @@ import urllib.request
 from typing import Any
 
 import httpx
+import openai
 import pytest
 
-from agent_eval.testing import ChatServer
+from agent_eval import ToolCall
+from agent_eval.testing import ChatServer, ModelTurn
 from agent_eval.testing.server import (
     DROP,
     TRUNCATE,
@@ -20,7 +22,10 @@ from agent_eval.testing.server import (
     Reply,
     completion,
     completion_reply,
+    embeddings_reply,
     error_reply,
+    hashed_embedding,
+    tool_calls_reply,
 )
 
 CHAT = {
@@ -147,7 +152,7 @@ def test_delay_makes_a_client_time_out(server: ChatServer) -> None:
 
 def test_models_are_listed_and_unknown_paths_are_404(server: ChatServer) -> None:
     assert httpx.get(server.url + "/models").json()["data"][0]["id"] == "test-model"
-    missing = httpx.post(server.url + "/embeddings", json={})
+    missing = httpx.post(server.url + "/audio/speech", json={})
     assert missing.status_code == 404
     assert "no route" in missing.json()["error"]["message"]
     assert len(server.requests) == 2
@@ -260,3 +265,110 @@ def test_answers_are_not_held_back_by_delayed_acknowledgements(server: ChatServe
         for _ in range(20):
             client.post(server.url + "/chat/completions", json=CHAT)
     assert time.monotonic() - start < 0.5
+
+
+# -- tool calls ----------------------------------------------------------------------------------
+
+
+def test_tool_calls_reply_asks_for_parallel_calls_with_json_arguments(server: ChatServer) -> None:
+    server.queue(tool_calls_reply([("get_warranty", {"product": "kettle"}), ToolCall("search", {"q": "x"}, id="s1")]))
+    data = post(server).json()
+    (choice,) = data["choices"]
+    assert choice["finish_reason"] == "tool_calls"
+    assert choice["message"]["content"] is None
+    first, second = choice["message"]["tool_calls"]
+    assert first["id"].startswith("call_")
+    assert first["type"] == "function"
+    assert first["function"] == {"name": "get_warranty", "arguments": '{"product": "kettle"}'}
+    assert second == {"id": "s1", "type": "function", "function": {"name": "search", "arguments": '{"q": "x"}'}}
+    assert data["usage"] == {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+
+
+def test_tool_call_ids_differ_between_replies() -> None:
+    ids = [completion(tool_calls=[("f", {})])["choices"][0]["message"]["tool_calls"][0]["id"] for _ in range(3)]
+    assert len(set(ids)) == 3
+
+
+def test_arguments_given_as_text_are_sent_as_they_are_to_script_broken_json() -> None:
+    body = completion(tool_calls=[("f", '{"product": kettle')], usage={"prompt_tokens": 1, "completion_tokens": 2})
+    assert body["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] == '{"product": kettle'
+    assert body["usage"] == {"prompt_tokens": 1, "completion_tokens": 2}
+
+
+def test_text_replies_have_no_tool_calls_key_and_stop() -> None:
+    body = completion_reply("hi").body
+    assert "tool_calls" not in body["choices"][0]["message"]
+    assert body["choices"][0]["finish_reason"] == "stop"
+
+
+def test_a_model_turn_is_a_reply_with_its_text_and_calls(server: ChatServer) -> None:
+    server.queue(ModelTurn(text="Checking.", tool_calls=[ToolCall("f", {"a": 1}, id="t1")]), ModelTurn(text="Done."))
+    first, second = post(server).json(), post(server).json()
+    assert first["choices"][0]["message"]["content"] == "Checking."
+    assert first["choices"][0]["message"]["tool_calls"][0]["id"] == "t1"
+    assert second["choices"][0]["finish_reason"] == "stop"
+
+
+def test_an_openai_sdk_agent_runs_its_loop_against_the_script(server: ChatServer) -> None:
+    server.queue(tool_calls_reply([("get_warranty", {"product": "kettle"})]), "The kettle has 2 years.")
+    client = openai.OpenAI(base_url=server.url, api_key="test", max_retries=0)
+    messages: list[Any] = [{"role": "user", "content": "Kettle warranty?"}]
+    first = client.chat.completions.create(model="test-model", messages=messages)
+    assert first.choices[0].finish_reason == "tool_calls"
+    (call,) = first.choices[0].message.tool_calls
+    assert (call.function.name, json.loads(call.function.arguments)) == ("get_warranty", {"product": "kettle"})
+    messages += [first.choices[0].message, {"role": "tool", "tool_call_id": call.id, "content": "2 years"}]
+    second = client.chat.completions.create(model="test-model", messages=messages)
+    assert second.choices[0].message.content == "The kettle has 2 years."
+    sent = server.chat_requests[1].messages
+    assert sent[1]["tool_calls"][0]["id"] == call.id
+    assert sent[2] == {"role": "tool", "tool_call_id": call.id, "content": "2 years"}
+
+
+# -- embeddings ----------------------------------------------------------------------------------
+
+
+def test_embeddings_default_to_a_fixed_unit_vector_per_text(server: ChatServer) -> None:
+    body = {"model": "emb", "input": ["kettle", "toaster", "kettle"]}
+    data = httpx.post(server.url + "/embeddings", json=body).json()
+    assert (data["object"], data["model"]) == ("list", "emb")
+    vectors = [item["embedding"] for item in data["data"]]
+    assert [item["index"] for item in data["data"]] == [0, 1, 2]
+    assert vectors[0] == vectors[2] == hashed_embedding("kettle")
+    assert vectors[0] != vectors[1]
+    assert abs(sum(v * v for v in vectors[0]) - 1) < 1e-9
+    assert data["usage"]["prompt_tokens"] > 0
+    assert [r.json["input"] for r in server.embedding_requests] == [body["input"]]
+
+
+def test_embeddings_come_from_a_table_and_a_missing_text_is_named() -> None:
+    with ChatServer(embedder={"kettle": [1.0, 0.0], "pot": [0.6, 0.8]}) as server:
+        data = httpx.post(server.url + "/embeddings", json={"model": "m", "input": "pot"}).json()
+        assert data["data"][0]["embedding"] == [0.6, 0.8]
+        missing = httpx.post(server.url + "/embeddings", json={"model": "m", "input": "pan"})
+        assert missing.status_code == 500
+        assert missing.json()["error"]["message"] == "embedder raised LookupError: no scripted embedding for 'pan'"
+
+
+def test_the_openai_sdk_reads_the_scripted_vectors_it_asked_for_in_base64() -> None:
+    with ChatServer(embedder=lambda text: [float(len(text)), 0.5, -0.25]) as server:
+        client = openai.OpenAI(base_url=server.url, api_key="test", max_retries=0)
+        result = client.embeddings.create(model="text-embedding-3-small", input=["ab", "abcd"])
+        assert [item.embedding for item in result.data] == [[2.0, 0.5, -0.25], [4.0, 0.5, -0.25]]
+        assert server.embedding_requests[0].json["encoding_format"] == "base64"  # the SDK's default
+
+
+def test_queued_embedding_replies_come_first_and_may_be_errors(server: ChatServer) -> None:
+    server.queue_embeddings(error_reply(429, "slow down", headers={"Retry-After": "1"}), embeddings_reply([[1, 2]]))
+    assert server.pending == 2
+    url = server.url + "/embeddings"
+    assert httpx.post(url, json={"input": "a"}).status_code == 429
+    assert httpx.post(url, json={"input": "a"}).json()["data"][0]["embedding"] == [1.0, 2.0]
+    assert httpx.post(url, json={"input": "a"}).json()["data"][0]["embedding"] == hashed_embedding("a")
+    assert server.chat_requests == []
+
+
+def test_embeddings_without_input_are_a_400(server: ChatServer) -> None:
+    response = httpx.post(server.url + "/embeddings", json={"model": "m"})
+    assert response.status_code == 400
+    assert "'input' must be" in response.json()["error"]["message"]

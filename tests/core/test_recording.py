@@ -147,3 +147,27 @@ def test_a_thread_started_with_the_context_records_into_the_case() -> None:
 
     (result,) = EvalSuite(agent, [Case("a", "x", evaluators=[lambda output: True])]).run(print=False).cases
     assert [call.arguments for call in result.tool_calls] == [{"product": "from a thread"}]
+
+
+def test_a_method_is_recorded_without_self_and_args_past_the_named_ones_by_position() -> None:
+    class Shop:
+        @tool
+        def price(self, product: str, currency: str = "EUR") -> int:
+            return 3
+
+    @tool
+    def total(*items: int, tax: float = 0.0) -> float:
+        return sum(items) * (1 + tax)
+
+    def agent(question: str) -> str:
+        Shop().price("kettle")
+        Shop().price(product="toaster", currency="USD")
+        total(1, 2, tax=0.5)
+        return "ok"
+
+    (result,) = EvalSuite(agent, [Case("a", "x", evaluators=[lambda output: True])]).run(print=False).cases
+    assert [(c.name, c.arguments, c.result) for c in result.tool_calls] == [
+        ("price", {"product": "kettle"}, 3),
+        ("price", {"product": "toaster", "currency": "USD"}, 3),
+        ("total", {"items": (1, 2), "tax": 0.5}, 4.5),
+    ]

@@ -75,7 +75,8 @@ def test_agent_text_cannot_break_the_table_or_inject_html() -> None:
     text = markdown.render(EvalReport([case("x|y", "failed", reason=reason)]))
     row = next(line for line in text.splitlines() if line.startswith("| x"))
     assert row == (
-        "| x\\|y | FAIL |  | a \\| b new line &lt;img src=x onerror=alert(1)&gt; \\*\\*bold\\*\\* "
+        # the newline is shown as the escape \n (its backslash escaped for Markdown): one line per row
+        "| x\\|y | FAIL |  | a \\| b\\\\nnew line &lt;img src=x onerror=alert(1)&gt; \\*\\*bold\\*\\* "
         "\\[link\\](http://x) \\`code\\` &amp; \\~strike\\~ \\_em\\_ |"
     )
     assert "<img" not in text

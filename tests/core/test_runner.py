@@ -125,7 +125,7 @@ def test_evaluator_receives_case_input_and_output_in_its_context() -> None:
 
 
 def test_call_shape_is_worked_out_once_per_evaluator(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agent_eval import _runner as runner
+    from agent_eval import _local as runner
 
     calls = 0
     original = runner.Call.of

@@ -47,13 +47,46 @@ def test_agent_loop_runs_the_tool_once_then_stops_on_text() -> None:
     model = ScriptedModel.tool_then_text(
         "get_warranty", {"product": "kettle"}, "The kettle has 2 years, extendable to 4."
     )
-    answer = run_agent_loop("How long is the kettle's warranty?", model, {"get_warranty": warranty_tool})
+    run = run_agent_loop("How long is the kettle's warranty?", model, {"get_warranty": warranty_tool})
 
     assert runs == [{"product": "kettle"}]  # the tool ran exactly once, with the model's arguments
-    assert answer == "The kettle has 2 years, extendable to 4."
+    assert run.output == "The kettle has 2 years, extendable to 4."
     assert len(model.requests) == 2  # the loop ended on the text step
     tool_message = model.requests[1][-1]
     assert (tool_message["role"], tool_message["content"]) == ("tool", '"2 years, extendable to 4"')
+    (call,) = run.tool_calls  # read back from the conversation by the OpenAI adapter
+    assert (call.name, call.arguments, call.result) == (
+        "get_warranty",
+        {"product": "kettle"},
+        '"2 years, extendable to 4"',
+    )
+    assert call.id == model.requests[1][1]["tool_calls"][0]["id"] == tool_message["tool_call_id"]
+
+
+def test_agent_loop_tells_the_model_a_tool_failed_and_the_run_records_the_error() -> None:
+    model = ScriptedModel(
+        [ModelTurn(tool_calls=[ToolCall("get_warranty", {"sku": "k-1"})]), "Sorry, I could not look it up."]
+    )
+    run = run_agent_loop("Kettle?", model, {"get_warranty": get_warranty})
+    (call,) = run.tool_calls
+    assert call.error is not None and call.error.startswith("Error: TypeError: ")
+    assert call.result is None
+    assert run.output == "Sorry, I could not look it up."
+
+
+def test_agent_loop_is_graded_on_its_tool_calls() -> None:
+    from agent_eval_trajectory import tool_called, trajectory_match
+
+    def agent(question: str) -> Any:
+        model = ScriptedModel.tool_then_text("get_warranty", {"product": "kettle"}, "2 years, extendable to 4.")
+        return run_agent_loop(question, model, {"get_warranty": get_warranty})
+
+    evaluators = [tool_called("get_warranty", args={"product": "kettle"}), trajectory_match(["search", "get_warranty"])]
+    report = EvalSuite(agent, [{"name": "kettle", "input": "Kettle?", "evaluators": evaluators}]).run(print=False)
+    (result,) = report.cases
+    assert [e.passed for e in result.evaluations] == [True, False]
+    assert result.reason.startswith("trajectory_match: missing call 1 of 2: search")
+    assert [c.name for c in result.tool_calls] == ["get_warranty"]
 
 
 def test_agent_loop_that_never_finishes_is_caught() -> None:
@@ -67,3 +100,20 @@ def test_scripted_model_called_too_often_says_so() -> None:
     model([{"role": "user", "content": "hi"}])
     with pytest.raises(LookupError, match="has 1 turns but was called 2 times"):
         model([])
+
+
+def test_the_testing_tool_call_is_the_one_record_of_a_call() -> None:
+    import agent_eval
+
+    assert ToolCall is agent_eval.ToolCall
+
+
+def test_a_model_turn_gives_calls_without_an_id_the_next_call_id() -> None:
+    turn = ModelTurn(tool_calls=[ToolCall("a"), ToolCall("b", {"x": 1}, id="mine"), ToolCall("c")])
+    first, given, third = turn.tool_calls
+    assert given.id == "mine"
+    assert first.id is not None and third.id is not None
+    assert first.id.startswith("call_") and third.id.startswith("call_") and first.id != third.id
+    assert (first.name, first.arguments) == ("a", {})
+    again = ScriptedModel.tool_then_text("a", {}, "done")([])
+    assert again.tool_calls[0].id not in (first.id, third.id)

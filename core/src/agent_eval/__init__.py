@@ -21,6 +21,7 @@ from agent_eval.hookspecs import hookimpl, hookspec
 if TYPE_CHECKING:
     from agent_eval._agent_run import AgentRun, ToolCall, Usage
     from agent_eval._calling import callable_name, invoke
+    from agent_eval._execution import Executor, RunPlan, RunSettings
     from agent_eval._files import read_text_file
     from agent_eval._model import (
         AgentContext,
@@ -52,8 +53,11 @@ __all__ = [
     "Evaluation",
     "EvaluatorContext",
     "EvaluatorNotFound",
+    "Executor",
     "FileReadError",
     "PluginLoadError",
+    "RunPlan",
+    "RunSettings",
     "Skip",
     "SuiteError",
     "SuiteFile",
@@ -99,6 +103,9 @@ _LAZY = {
     "ToolCall": "agent_eval._agent_run",
     "Usage": "agent_eval._agent_run",
     "callable_name": "agent_eval._calling",
+    "Executor": "agent_eval._execution",
+    "RunPlan": "agent_eval._execution",
+    "RunSettings": "agent_eval._execution",
     "invoke": "agent_eval._calling",
     "get_registry": "agent_eval._plugins",
     "registry_of": "agent_eval._plugins",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from agent_eval._codec import ANY, codec_of, record, records, tuple_of
+
+if TYPE_CHECKING:
+    from agent_eval._transcripts import Transcript
 
 
 @attrs.frozen
@@ -84,3 +87,33 @@ class AgentRun:
     usage: Usage | None = attrs.field(default=None, kw_only=True, metadata=record(Usage))
     cost_usd: float | None = attrs.field(default=None, kw_only=True)
     metadata: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True)
+
+    @classmethod
+    def from_openai_messages(cls, messages: Sequence[Any], *, usage: Any = None) -> AgentRun:
+        """A run read from an OpenAI chat-completions transcript: ``tool_calls``, ``tool`` replies, last answer.
+
+        ``messages`` may be dicts or the ``openai`` SDK's objects; ``usage`` a :class:`Usage`, an OpenAI
+        usage (``prompt_tokens``, ``completion_tokens``), or a list of them, added up. A malformed
+        transcript raises ``ValueError`` naming the message. The README's "Agent runs" gives every rule.
+        """
+        from agent_eval._transcripts import read_openai
+
+        return cls._of(read_openai(messages, usage))
+
+    @classmethod
+    def from_anthropic_messages(cls, messages: Sequence[Any], *, usage: Any = None) -> AgentRun:
+        """A run read from an Anthropic messages transcript: ``tool_use`` and ``tool_result`` blocks, last answer.
+
+        ``messages`` may be dicts or the ``anthropic`` SDK's objects; ``usage`` a :class:`Usage`, an
+        Anthropic usage (``input_tokens``, ``output_tokens``), or a list of them, added up. A malformed
+        transcript raises ``ValueError`` naming the message.
+        """
+        from agent_eval._transcripts import read_anthropic
+
+        return cls._of(read_anthropic(messages, usage))
+
+    @classmethod
+    def _of(cls, transcript: Transcript) -> AgentRun:
+        calls = [ToolCall(c.name, c.arguments, result=c.result, error=c.error, id=c.id) for c in transcript.calls]
+        usage = None if transcript.tokens is None else Usage(*transcript.tokens)
+        return cls(transcript.output, tool_calls=calls, messages=transcript.messages, usage=usage)

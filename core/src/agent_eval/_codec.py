@@ -1,10 +1,10 @@
 """Records to JSON-ready dicts and back, from one description: the attrs fields of the record.
 
-A field's ``metadata`` says how its value travels: :data:`ANY` (any Python value, made JSON-safe on
-the way out by :func:`jsonable`), :func:`records` (a tuple of records of another class),
-:func:`record` (one record, or None), or nothing (a plain JSON value as it is). A record class may add
-read-only keys to what it writes (``passed``, counts) through ``_derived``: they are written, never
-read back.
+A field's ``metadata`` says how its value travels: :data:`ANY` (any Python value), :func:`records` (a
+tuple of records of another class), or nothing (a plain JSON value). Every value but records is written
+through :func:`jsonable`, so a report always encodes, whatever its values hold. A record class may add
+read-only keys to what it writes (``passed``, counts) through ``_derived``: they are written, never read
+back.
 
 Reading checks each value against its field's annotation (``str``, ``float | None``, a ``Literal``, a
 mapping), so a file that holds ``"score": "high"`` is refused with the field's path instead of
@@ -14,14 +14,15 @@ becoming a record that breaks whatever uses it.
 from __future__ import annotations
 
 import math
+import re
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from typing import Any
 
 import attrs
 
-from agent_eval._text import kind_of
+from agent_eval._text import describe_error, int_text, kind_of, short_repr, text_of
 
 
 class InvalidRecord(ValueError):
@@ -97,18 +98,13 @@ class Codec:
         return self.cls(**values)
 
 
-def _plain(value: Any) -> Any:
-    return value
-
-
 def _writer(kind: str | None, metadata: Mapping[str, Any]) -> Callable[[Any], Any]:
-    if kind in ("any", "mapping"):
-        return jsonable
     if kind == "records":
         return _records_out
     if kind == "record":
         return _record_out
-    return _plain
+    # plain fields too: a reason or a name may hold a lone surrogate, which no JSON file could encode
+    return jsonable
 
 
 def _records_out(items: Iterable[Any]) -> list[dict[str, Any]]:
@@ -178,19 +174,126 @@ def codec_of(cls: type) -> Codec:
     return codec
 
 
+#: Containers nested deeper than this are written as a note: JSON readers and writers recurse.
+MAX_DEPTH = 100
+#: At most this many values are written from one value (a structure that shares parts can expand
+#: past any memory when written out); the rest are left out, with a note.
+MAX_VALUES = 1_000_000
+#: Longest ``repr`` written for a value JSON cannot hold.
+REPR_LIMIT = 10_000
+#: Ints with more bits than this are written as text: ``str`` refuses ints of over 4,300 digits.
+_INT_BITS = 14_000
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def jsonable(value: Any) -> Any:
-    """``value`` with everything JSON cannot hold replaced by its ``repr``."""
-    if value is None or isinstance(value, str | bool | int):
+    """``value`` as plain JSON data that always encodes, as UTF-8 too; never raises.
+
+    Mappings become objects (keys as text), lists, tuples and sets become lists, bytes are decoded,
+    lone surrogates become U+FFFD, ints too long for ``str`` and non-finite floats become text, and
+    anything else its ``repr`` (cut at :data:`REPR_LIMIT`). A container inside itself, one nested deeper
+    than :data:`MAX_DEPTH` or values past :data:`MAX_VALUES` are written as a note in ``<…>``.
+    """
+    # the common cases first, without a _Writer: a report writes a few of these per case
+    kind = type(value)
+    if kind is str:
+        return value if value.isascii() else _text(value)
+    if value is None or kind is bool:
         return value
-    if isinstance(value, float):
+    if kind is float:
         return value if math.isfinite(value) else repr(value)
-    if isinstance(value, Mapping):
-        return {str(key): jsonable(item) for key, item in value.items()}
-    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
-        return [jsonable(item) for item in value]
-    if isinstance(value, bytes | bytearray):
-        return bytes(value).decode("utf-8", errors="replace")
-    return repr(value)
+    if kind is int:
+        return value if value.bit_length() <= _INT_BITS else int_text(value)
+    if (kind is dict or kind is list or kind is tuple) and not value:
+        return {} if kind is dict else []
+    return _Writer().value(value, 0)
+
+
+class _Writer:
+    """One :func:`jsonable` call: the containers open on the way down, and the values left to write."""
+
+    def __init__(self) -> None:
+        self.open: set[int] = set()
+        self.left = MAX_VALUES
+
+    def value(self, value: Any, depth: int) -> Any:
+        self.left -= 1
+        if value is None or isinstance(value, bool):
+            return value
+        if isinstance(value, str):
+            return value if value.isascii() else _text(value)
+        if isinstance(value, int):
+            return int(value) if value.bit_length() <= _INT_BITS else int_text(value)
+        if isinstance(value, float):
+            return float(value) if math.isfinite(value) else repr(float(value))
+        if isinstance(value, bytes | bytearray | memoryview):
+            return _text(bytes(value).decode("utf-8", errors="replace"))
+        if type(value) in (dict, list, tuple) or isinstance(value, Mapping | Sequence | Set):
+            return self.container(value, depth)  # (str and bytes are Sequences too, but were handled above)
+        return _text(short_repr(value, REPR_LIMIT))
+
+    def container(self, value: Any, depth: int) -> Any:
+        name = type(value).__name__
+        if depth >= MAX_DEPTH:
+            return f"<{name} nested deeper than {MAX_DEPTH} levels>"
+        key = id(value)
+        if key in self.open:
+            return f"<{name} that contains itself>"
+        self.open.add(key)
+        try:
+            if type(value) is dict or isinstance(value, Mapping):
+                return self.mapping(value, depth + 1)
+            return self.items(value, depth + 1)
+        except Exception as error:  # a container whose iteration raises is still written, as a note
+            return _text(f"<{name} that cannot be read: {describe_error(error)}>")
+        finally:
+            self.open.discard(key)
+
+    def mapping(self, value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
+        written: dict[str, Any] = {}
+        for key, item in value.items():
+            if self.left <= 0:
+                written["…"] = self.cut_note()
+                break
+            written[key if type(key) is str and key.isascii() else _key(key)] = self.value(item, depth)
+        return written
+
+    def items(self, value: Iterable[Any], depth: int) -> list[Any]:
+        written = []
+        for item in value:
+            if self.left <= 0:
+                written.append(self.cut_note())
+                break
+            written.append(self.value(item, depth))
+        return written
+
+    @staticmethod
+    def cut_note() -> str:
+        return f"<cut: more than {MAX_VALUES:,} values>"
+
+
+def display_text(value: Any) -> str:
+    """The text a report shows for a value: a string as it is, None as nothing, anything else as the
+    indented JSON of :func:`jsonable` (which always encodes)."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    import json
+
+    return json.dumps(jsonable(value), ensure_ascii=False, indent=2)
+
+
+def _key(key: Any) -> str:
+    """A mapping's key as JSON's text: ``str(key)``, safely (``None`` is ``"None"``, as ``str`` makes it)."""
+    return _text(text_of(key) if key is not None else "None")
+
+
+def _text(text: str) -> str:
+    """``text`` with lone surrogates replaced (pairs of them joined), so that it encodes as UTF-8."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def tuple_of(items: Iterable[Any]) -> tuple[Any, ...]:

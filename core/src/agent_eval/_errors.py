@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from agent_eval._text import text_of
+
 
 class AgentEvalError(Exception):
     """Base class of every error agent-eval raises on purpose."""
@@ -66,8 +68,9 @@ class Skip(Exception):
     """Raised by an evaluator that cannot judge this case: the evaluation is skipped."""
 
     def __init__(self, reason: str = "skipped") -> None:
-        self.reason = reason
-        super().__init__(reason)
+        # the reason is shown as text in every report: Skip(42) is skipped with the reason "42"
+        self.reason = reason if isinstance(reason, str) else text_of(reason)
+        super().__init__(self.reason)
 
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str:

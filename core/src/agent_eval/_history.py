@@ -7,6 +7,7 @@ import json
 import re
 import secrets
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -49,21 +50,33 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX runs_by_suite ON runs (suite, seq)",
         "CREATE INDEX runs_by_started_at ON runs (started_at)",
     ),
+    (
+        # the bar each run was held to, so that `runs` can say whether it met it without reading reports
+        "ALTER TABLE runs ADD COLUMN min_pass_rate REAL",
+        "ALTER TABLE runs ADD COLUMN strict INTEGER NOT NULL DEFAULT 0",
+        """
+        UPDATE runs SET
+            min_pass_rate = CASE WHEN json_type(report, '$.metadata.min_pass_rate') IN ('integer', 'real')
+                                 THEN json_extract(report, '$.metadata.min_pass_rate') END,
+            strict = json_type(report, '$.metadata.strict') = 'true'
+        WHERE json_valid(report)
+        """,
+    ),
 )
 
 _INSERT = """
     INSERT INTO runs (id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored,
-                      skipped, pass_rate, total_ms, interrupted, report)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                      skipped, pass_rate, total_ms, interrupted, min_pass_rate, strict, report)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 _LIST = """
     SELECT id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored, skipped,
-           pass_rate, total_ms, interrupted
+           pass_rate, total_ms, interrupted, min_pass_rate, strict
     FROM runs WHERE ? IS NULL OR suite = ? ORDER BY seq DESC LIMIT ?
 """
 _LOAD = """
     SELECT id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored, skipped,
-           pass_rate, total_ms, interrupted, report
+           pass_rate, total_ms, interrupted, min_pass_rate, strict, report
     FROM runs WHERE id = ?
 """
 _LATEST = re.compile(r"latest(?:~(\d+))?")
@@ -92,6 +105,15 @@ class RunSummary:
     pass_rate: float
     total_ms: float
     interrupted: bool
+    #: The bar the run was held to (``--min-pass-rate``), when it recorded one, and whether it was strict.
+    min_pass_rate: float | None = None
+    strict: bool = False
+
+    @property
+    def met(self) -> bool:
+        """True when the run's pass rate (strict, if the run was) reached its bar (1.0 when none was recorded)."""
+        rate = (self.passed / self.total if self.total else 0.0) if self.strict else self.pass_rate
+        return rate >= (1.0 if self.min_pass_rate is None else self.min_pass_rate)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the summary."""
@@ -124,17 +146,19 @@ class History:
 
     def record(self, report: EvalReport) -> str:
         """Store ``report`` and return its run id (the report's ``metadata["run_id"]`` when set)."""
-        run_id = str(report.metadata.get("run_id") or new_run_id())
+        # the columns come from the JSON-ready data: its texts all encode (no lone surrogate is left)
         data = report.to_dict()
-        data["metadata"]["run_id"] = run_id
+        meta = data["metadata"]
+        run_id = str(meta.get("run_id") or new_run_id())
+        meta["run_id"] = run_id
         recorded_at = datetime.now(UTC).isoformat(timespec="seconds")
         row = (
             run_id,
             recorded_at,
-            report.started_at or recorded_at,
-            _text_or_none(report.name or report.metadata.get("suite")),
-            _text_or_none(report.metadata.get("suite_file")),
-            _text_or_none(report.metadata.get("agent")),
+            data["started_at"] or recorded_at,
+            _text_or_none(data["name"] or meta.get("suite")),
+            _text_or_none(meta.get("suite_file")),
+            _text_or_none(meta.get("agent")),
             report.total,
             report.passed,
             report.failed,
@@ -143,6 +167,7 @@ class History:
             report.pass_rate,
             report.total_ms,
             int(report.interrupted),
+            *_gate(report),
             json.dumps(data, ensure_ascii=False, separators=(",", ":")),
         )
         with self._connect(create=True) as connection:
@@ -305,7 +330,25 @@ def _retry_locked(action: Callable[[], _T]) -> _T:
 def _summary(row: Sequence[Any]) -> RunSummary:
     fields = [field.name for field in attrs.fields(RunSummary)]
     values = dict(zip(fields, row, strict=True))
-    return RunSummary(**{**values, "interrupted": bool(values["interrupted"])})
+    bar = values["min_pass_rate"]
+    return RunSummary(
+        **{
+            **values,
+            "interrupted": bool(values["interrupted"]),
+            "strict": bool(values["strict"]),
+            "min_pass_rate": float(bar) if isinstance(bar, int | float) else None,
+        }
+    )
+
+
+def _gate(report: EvalReport) -> tuple[float | None, int]:
+    """The ``min_pass_rate`` and ``strict`` the run recorded in its metadata."""
+    bar = report.metadata.get("min_pass_rate")
+    strict = int(report.metadata.get("strict") is True)
+    # abs(bar) <= max: an int too big for a float, NaN and infinities are not bars
+    if isinstance(bar, int | float) and not isinstance(bar, bool) and abs(bar) <= sys.float_info.max:
+        return float(bar), strict
+    return None, strict
 
 
 def _text_or_none(value: Any) -> str | None:

@@ -48,6 +48,8 @@ class Case:
     metadata: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True)
     #: Where the case was defined (``suite.yaml:12``), when it came from a file.
     location: str | None = attrs.field(default=None, kw_only=True)
+    #: A stable digest of the case as written in its file (name, input, expected, evaluator entries).
+    fingerprint: str | None = attrs.field(default=None, kw_only=True)
 
     @property
     def all_evaluators(self) -> tuple[Any, ...]:
@@ -68,6 +70,8 @@ class EvaluatorContext:
     duration_ms: float = attrs.field(default=0.0, kw_only=True)
     #: What the agent returned as an AgentRun (None when it returned its bare answer): see :attr:`run`.
     agent_run: AgentRun | None = attrs.field(default=None, kw_only=True, repr=False)
+    #: Which attempt of a repeated case this is, from 0 (a judge keys its cache by it).
+    attempt: int = attrs.field(default=0, kw_only=True)
 
     @property
     def run(self) -> AgentRun:
@@ -119,6 +123,8 @@ class Evaluation:
     score: float | None = attrs.field(default=None, kw_only=True)
     reason: str | None = attrs.field(default=None, kw_only=True)
     error: str | None = attrs.field(default=None, kw_only=True)
+    #: Where the evaluator's error was raised: its innermost frames, ``file:line in function``.
+    frames: tuple[str, ...] = attrs.field(default=(), converter=tuple_of, kw_only=True)
     duration_ms: float = attrs.field(default=0.0, kw_only=True)
     metadata: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True, metadata=MAPPING)
 
@@ -139,8 +145,49 @@ class Evaluation:
 
 
 @attrs.frozen
+class Attempt:
+    """One of the independent runs of a repeated case: the agent's output and its evaluations."""
+
+    index: int
+    status: Status
+    output: Any = attrs.field(default=None, kw_only=True, metadata=ANY)
+    score: float | None = attrs.field(default=None, kw_only=True)
+    reason: str | None = attrs.field(default=None, kw_only=True)
+    error: str | None = attrs.field(default=None, kw_only=True)
+    duration_ms: float = attrs.field(default=0.0, kw_only=True)
+    evaluations: tuple[Evaluation, ...] = attrs.field(
+        default=(), converter=tuple_of, kw_only=True, metadata=records(Evaluation)
+    )
+    tool_calls: tuple[ToolCall, ...] = attrs.field(
+        default=(), converter=tuple_of, kw_only=True, metadata=records(ToolCall)
+    )
+    usage: Usage | None = attrs.field(default=None, kw_only=True, metadata=record(Usage))
+    cost_usd: float | None = attrs.field(default=None, kw_only=True)
+
+    @property
+    def passed(self) -> bool:
+        """True when this attempt passed."""
+        return self.status == "passed"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of this attempt."""
+        return codec_of(Attempt).to_dict(self, {"passed": self.passed})
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Attempt:
+        """Load what :meth:`to_dict` wrote."""
+        attempt: Attempt = codec_of(cls).from_dict(data)
+        return attempt
+
+
+@attrs.frozen
 class EvalResult:
-    """The outcome of one case: the agent's output and every evaluation of it."""
+    """The outcome of one case: the agent's output and every evaluation of it.
+
+    A repeated case has its ``attempts``; it passes when its ``pass_fraction`` reaches the run's
+    ``case_pass_rate``, and its output, evaluations and tool calls are those of the first attempt that
+    did not pass (of the first attempt, when it passed).
+    """
 
     name: str
     input: Any = attrs.field(metadata=ANY)
@@ -150,6 +197,8 @@ class EvalResult:
     score: float | None = attrs.field(default=None, kw_only=True)
     reason: str | None = attrs.field(default=None, kw_only=True)
     error: str | None = attrs.field(default=None, kw_only=True)
+    #: Where the agent's error was raised: its innermost frames, ``file:line in function``.
+    frames: tuple[str, ...] = attrs.field(default=(), converter=tuple_of, kw_only=True)
     duration_ms: float = attrs.field(default=0.0, kw_only=True)
     metadata: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True, metadata=MAPPING)
     evaluations: tuple[Evaluation, ...] = attrs.field(
@@ -162,15 +211,42 @@ class EvalResult:
     #: The agent's token usage (the judge's is in each evaluation's metadata and the report's ``usage``).
     usage: Usage | None = attrs.field(default=None, kw_only=True, metadata=record(Usage))
     cost_usd: float | None = attrs.field(default=None, kw_only=True)
+    #: The independent runs of a repeated case, in order (empty when the case ran once).
+    attempts: tuple[Attempt, ...] = attrs.field(default=(), converter=tuple_of, kw_only=True, metadata=records(Attempt))
+    #: The case's fingerprint (see :attr:`Case.fingerprint`), for resuming a run.
+    fingerprint: str | None = attrs.field(default=None, kw_only=True)
 
     @property
     def passed(self) -> bool:
-        """True when every evaluation that ran passed."""
+        """True when every evaluation that ran passed (for a repeated case: enough attempts passed)."""
         return self.status == "passed"
+
+    @property
+    def pass_fraction(self) -> float | None:
+        """The share of attempts that passed, skipped ones left out (one attempt: 1.0 or 0.0); None if none ran."""
+        if not self.attempts:
+            return None if self.status == "skipped" else (1.0 if self.status == "passed" else 0.0)
+        ran = [attempt for attempt in self.attempts if attempt.status != "skipped"]
+        return sum(attempt.status == "passed" for attempt in ran) / len(ran) if ran else None
+
+    @property
+    def flaky(self) -> bool:
+        """True when some attempts passed and some did not (failed or errored)."""
+        statuses = {attempt.status for attempt in self.attempts}
+        return "passed" in statuses and bool(statuses & {"failed", "error"})
+
+    def outcomes(self) -> list[bool]:
+        """Each attempt that ran (skipped ones left out): passed or not. One attempt for an unrepeated case."""
+        if not self.attempts:
+            return [] if self.status == "skipped" else [self.status == "passed"]
+        return [attempt.status == "passed" for attempt in self.attempts if attempt.status != "skipped"]
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of this result."""
-        return codec_of(EvalResult).to_dict(self, {"passed": self.passed})
+        derived: dict[str, Any] = {"passed": self.passed}
+        if self.attempts:
+            derived.update(pass_fraction=self.pass_fraction, flaky=self.flaky)
+        return codec_of(EvalResult).to_dict(self, derived)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalResult:
@@ -226,6 +302,16 @@ class EvalReport:
         return self.passed / ran if ran else 0.0
 
     @property
+    def stats(self) -> dict[str, Any]:
+        """How sure the figures are: the pass rate's 95% interval, the mean score, pass@k with repeats.
+
+        See :func:`agent_eval._run_stats.run_stats` for every key; undefined values are None.
+        """
+        from agent_eval._run_stats import run_stats
+
+        return run_stats(self.cases)
+
+    @property
     def usage(self) -> dict[str, int]:
         """Token usage summed over every evaluation that reported ``usage``."""
         return sum_usage(e.metadata.get("usage") for r in self.cases for e in r.evaluations)
@@ -242,6 +328,7 @@ class EvalReport:
             "total": self.total,
             "pass_rate": self.pass_rate,
             "usage": self.usage,
+            "stats": self.stats,
         }
         return codec_of(EvalReport).to_dict(self, counts)
 
@@ -279,13 +366,19 @@ class EvalReport:
         return cls.from_dict(data)
 
 
+_MAX_COUNT = 2**63
+
+
 def sum_usage(usages: Iterable[Mapping[str, Any] | None]) -> dict[str, int]:
     """Add up token-usage mappings, key by key; non-numbers are ignored."""
     total: dict[str, int] = {}
     for usage in usages:
-        if not usage:
+        if not usage or not isinstance(usage, Mapping):
             continue
         for key, value in usage.items():
-            if isinstance(value, int | float) and not isinstance(value, bool):
+            # a count no endpoint could report (NaN, infinite, past 2**63, not named by text) is not a count
+            if not isinstance(key, str) or not isinstance(value, int | float) or isinstance(value, bool):
+                continue
+            if abs(value) < _MAX_COUNT:
                 total[key] = total.get(key, 0) + int(value)
     return total

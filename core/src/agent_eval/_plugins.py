@@ -147,12 +147,18 @@ class Registry:
 
     entries: dict[str, list[EvaluatorInfo]] = attrs.Factory(dict)
     broken: list[BrokenPlugin] = attrs.Factory(list)
+    #: Executor factories by name (``local`` is the core's own).
+    executors: dict[str, list[EvaluatorInfo]] = attrs.Factory(dict)
 
     def add(self, info: EvaluatorInfo) -> None:
         """Record a factory; a second one under the same name is kept beside the first."""
         same_name = self.entries.setdefault(info.name, [])
         same_name.append(info)
         same_name.sort(key=lambda item: (item.distribution or "", item.plugin))
+
+    def add_executor(self, info: EvaluatorInfo) -> None:
+        """Record an executor factory."""
+        self.executors.setdefault(info.name, []).append(info)
 
     def names(self) -> list[str]:
         """Registered names, sorted."""
@@ -178,6 +184,21 @@ class Registry:
     def factory(self, name: str) -> Callable[..., Any]:
         """The factory registered as ``name``."""
         return self.get(name).factory
+
+    def executor(self, name: str) -> EvaluatorInfo:
+        """The executor factory registered as ``name``, or a clear error."""
+        found = self.executors.get(name)
+        if found and len(found) == 1:
+            return found[0]
+        if found:
+            sources = " and ".join(info.source for info in found)
+            raise AmbiguousEvaluator(f"Executor {name!r} is registered by {sources}; uninstall one of them.")
+        names = sorted(self.executors)
+        hint = did_you_mean(name, names)
+        message = f"Unknown executor {name!r}.{hint} Installed: {', '.join(names) or 'none'}."
+        if name == "ray":
+            message += " It is provided by agent-eval-ray: pip install agent-eval-ray"
+        raise EvaluatorNotFound(message)
 
     def _not_found(self, name: str) -> Exception:
         wanted = KNOWN_DISTRIBUTIONS.get(name)
@@ -209,6 +230,12 @@ class Plugins:
     manager: pluggy.PluginManager = attrs.Factory(new_plugin_manager)
     origins: dict[str, tuple[str | None, str | None]] = attrs.Factory(dict)
     broken: list[BrokenPlugin] = attrs.Factory(list)
+
+    def __attrs_post_init__(self) -> None:
+        # The core's own plugin goes through the same hooks as any other (the ``local`` executor).
+        from agent_eval import _builtin
+
+        self.register(_builtin, name="agent_eval")
 
     def register(
         self,
@@ -247,9 +274,14 @@ class Plugins:
             self.broken.append(BrokenPlugin(entry_point.name, describe_error(error), distribution, version))
 
     def registry(self) -> Registry:
-        """Call every plugin's ``register_evaluators`` and collect the factories."""
+        """Call every plugin's ``register_evaluators`` and ``register_executors``; collect the factories."""
         registry = Registry(broken=list(self.broken))
-        for impl in self.manager.hook.register_evaluators.get_hookimpls():
+        self._collect("register_evaluators", registry, registry.add)
+        self._collect("register_executors", registry, registry.add_executor)
+        return registry
+
+    def _collect(self, hook: str, registry: Registry, add: Callable[[EvaluatorInfo], None]) -> None:
+        for impl in getattr(self.manager.hook, hook).get_hookimpls():
             plugin_name = self.manager.get_name(impl.plugin) or repr(impl.plugin)
             distribution, version = self.origins.get(plugin_name, (None, None))
             collected: list[EvaluatorInfo] = []
@@ -271,8 +303,7 @@ class Plugins:
                 registry.broken.append(BrokenPlugin(plugin_name, describe_error(error), distribution, version))
                 continue
             for info in collected:
-                registry.add(info)
-        return registry
+                add(info)
 
 
 def _make_info(

@@ -23,7 +23,19 @@ from agent_eval._sourcemap import KEY
 from agent_eval._sources import Place, parse, position_key
 from agent_eval._text import kind_of, short_repr
 
-SUITE_KEYS = ("name", "description", "agent", "min_pass_rate", "concurrency", "timeout", "evaluators", "cases")
+SUITE_KEYS = (
+    "name",
+    "description",
+    "agent",
+    "min_pass_rate",
+    "concurrency",
+    "timeout",
+    "repeat",
+    "case_pass_rate",
+    "executor",
+    "evaluators",
+    "cases",
+)
 
 
 @attrs.frozen
@@ -38,6 +50,13 @@ class SuiteFile:
     min_pass_rate: float | None = attrs.field(default=None, kw_only=True)
     concurrency: int | None = attrs.field(default=None, kw_only=True)
     timeout: float | None = attrs.field(default=None, kw_only=True)
+    #: Attempts per case (None: the caller's, else 1).
+    repeat: int | None = attrs.field(default=None, kw_only=True)
+    #: The share of a repeated case's attempts that must pass (None: the caller's, else 1.0).
+    case_pass_rate: float | None = attrs.field(default=None, kw_only=True)
+    #: The executor that runs the cases (None: the caller's, else ``local``), and its options.
+    executor: str | None = attrs.field(default=None, kw_only=True)
+    executor_options: dict[str, Any] = attrs.field(factory=dict, kw_only=True)
 
 
 def load_suite(path: str | Path, *, registry: Registry | None = None) -> SuiteFile:
@@ -102,7 +121,7 @@ class _Loader:
             message = f"agent {agent!r} must be MODULE:ATTRIBUTE, e.g. my_agents:support"
             self._problems.add(place.child("agent"), message)
         shared = self._reader().evaluator_list(place.child("evaluators"), data.get("evaluators"), "suite")
-        cases = self._cases(self._case_places(place, data), shared)
+        cases = self._cases(self._case_places(place, data), shared, data.get("evaluators"))
         return SuiteFile(
             self.path,
             name,
@@ -112,6 +131,9 @@ class _Loader:
             min_pass_rate=options.number("min_pass_rate", 0.0, 1.0),
             concurrency=options.whole("concurrency"),
             timeout=options.number("timeout", 0.0, math.inf, open_low=True),
+            repeat=options.whole("repeat"),
+            case_pass_rate=options.number("case_pass_rate", 0.0, 1.0),
+            **options.executor(),
         )
 
     def _case_places(self, place: Place, data: dict[str, Any]) -> list[Place]:
@@ -151,9 +173,9 @@ class _Loader:
     def _reader(self) -> _CaseReader:
         return _CaseReader(self._problems, self.evaluators, self.checker)
 
-    def _cases(self, places: list[Place], shared: list[Any]) -> list[Case]:
+    def _cases(self, places: list[Place], shared: list[Any], shared_entries: Any = None) -> list[Case]:
         reader = self._reader()
-        cases = [reader.read(place, index, shared) for index, place in enumerate(places)]
+        cases = [reader.read(place, index, shared, shared_entries) for index, place in enumerate(places)]
         return [case for case in cases if case is not None]
 
 
@@ -165,7 +187,7 @@ class _CaseReader:
         self.evaluators = evaluators
         self.checker = checker
 
-    def read(self, place: Place, index: int, shared: list[Any]) -> Case | None:
+    def read(self, place: Place, index: int, shared: list[Any], shared_entries: Any = None) -> Case | None:
         data = place.value
         if not isinstance(data, dict):
             message = f"a case is a mapping with 'name', 'input', 'evaluators'; got {kind_of(data)}"
@@ -202,6 +224,7 @@ class _CaseReader:
             evaluators=(*shared, *own),
             metadata=metadata or {},
             location=place.location(),
+            fingerprint=fingerprint(name, data, shared_entries),
         )
         for problem in self.checker.evaluator_problems(case):
             self.problems.add(place, f"{label}: {problem}")
@@ -233,6 +256,20 @@ class _CaseReader:
         return built
 
 
+def fingerprint(name: str, data: dict[str, Any], shared_entries: Any) -> str:
+    """What makes a case the same case from one run to the next: its name, input, expected answer and the
+    evaluator entries that grade it (the suite's shared ones included), as written in the file.
+
+    ``--resume`` takes a finished case over only when its fingerprint is unchanged.
+    """
+    import hashlib
+
+    described = repr(
+        (name, data.get("input"), data.get("expected"), data.get("evaluator"), data.get("evaluators"), shared_entries)
+    )
+    return hashlib.blake2b(described.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
+
+
 class _Options:
     """The suite's scalar options, each checked for its type and range."""
 
@@ -258,6 +295,21 @@ class _Options:
             self.problems.add(self.place.child(key), f"{key!r} must be a number {bound}, got {short_repr(value)}")
             return None
         return float(value)
+
+    def executor(self) -> dict[str, Any]:
+        """``executor: NAME`` or ``executor: {NAME: {option: value}}``, as SuiteFile's two fields."""
+        value = self.data.get("executor")
+        if value is None:
+            return {}
+        if isinstance(value, str) and value.strip():
+            return {"executor": value}
+        if isinstance(value, dict) and len(value) == 1:
+            name, options = next(iter(value.items()))
+            if isinstance(name, str) and (options is None or isinstance(options, dict)):
+                return {"executor": name, "executor_options": {str(k): v for k, v in (options or {}).items()}}
+        message = f"'executor' is a name or `name: {{option: value}}`, got {kind_of(value)}"
+        self.problems.add(self.place.child("executor"), message)
+        return {}
 
     def whole(self, key: str) -> int | None:
         value = self.data.get(key)

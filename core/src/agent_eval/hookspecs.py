@@ -63,3 +63,50 @@ def register_evaluators(register: Callable[..., Any]) -> None:
     A plugin whose ``register_evaluators`` raises is reported (entry point,
     distribution, error) and its evaluators are left out; other plugins load.
     """
+
+
+@hookspec
+def register_executors(register: Callable[..., Any]) -> None:
+    """Register the executors this plugin provides: ways to run a suite's cases.
+
+    Called once, when agent-eval first needs the executors (``agent-eval run --executor NAME``, or a
+    suite file's ``executor:`` key). The core registers ``local`` itself, through this same hook: the
+    asyncio workers of this process.
+
+    :param register:
+        ``register(factory, *, name=None)``. ``factory`` is a callable whose parameters are the
+        executor's options (``--executor ray --ray-address ADDR`` passes ``ray_address="ADDR"``; a
+        suite's ``executor: {ray: {ray_address: ...}}`` passes the mapping) and which returns a new
+        executor for one run: an object with ``async execute(plan, emit)`` and ``stop()``
+        (:class:`agent_eval.Executor`). ``execute`` runs the cases of ``plan``
+        (:class:`agent_eval.RunPlan`: the cases, the agent, the settings, and the suite file and agent
+        reference a worker in another process rebuilds them from) and calls ``emit(index, result)``
+        with an :class:`agent_eval.EvalResult` as each case finishes; ``stop()`` (Ctrl-C) cancels the
+        work in flight. ``name`` defaults to ``factory.__name__``.
+
+    Keep the plugin module cheap to import: import the cluster's client inside the factory.
+
+    Example::
+
+        from agent_eval import EvalSuite, hookimpl
+
+        class InOrder:
+            \"\"\"Run the cases one at a time, in this process.\"\"\"
+
+            def __init__(self):
+                self.stopped = False
+
+            async def execute(self, plan, emit):
+                for index, case in enumerate(plan.cases):
+                    if self.stopped:
+                        return
+                    report = await EvalSuite(plan.agent, [case]).arun(print=False, timeout=plan.settings.timeout)
+                    emit(index, report.cases[0])
+
+            def stop(self):
+                self.stopped = True
+
+        @hookimpl
+        def register_executors(register):
+            register(InOrder, name="in_order")
+    """

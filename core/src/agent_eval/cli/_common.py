@@ -42,11 +42,13 @@ class UsageProblem(click.ClickException):
         super().__init__("\n".join(self.lines))
 
     def show(self, file: Any = None) -> None:
+        from agent_eval._text import cell
+
         stream = file or sys.stderr
         if len(self.lines) > 1:
             click.echo(f"error: {len(self.lines)} problems:", file=stream)
         for line in self.lines:
-            click.echo(f"error: {line}", file=stream)
+            click.echo(f"error: {cell(line)}", file=stream)  # a case name or a path may hold any character
 
 
 class FilePath(click.Path):

@@ -15,11 +15,13 @@ from typing import Any
 
 import attrs
 
-from agent_eval._errors import AgentEvalError, SuiteError
+from agent_eval._errors import AgentEvalError, SuiteError, did_you_mean
+from agent_eval._execution import Executor, RunPlan, RunSettings, run_plan
 from agent_eval._model import AgentContext, EvalReport, EvalResult
 from agent_eval._plugins import Registry, get_registry
 from agent_eval._report.console import print_report
 from agent_eval._suite import SuiteFile, load_suite
+from agent_eval._text import cell, text_of
 from agent_eval._version import __version__
 from agent_eval.cli._common import (
     DEFAULT_HISTORY,
@@ -40,6 +42,8 @@ class RunOptions:
 
     concurrency: int | None = None
     timeout: float | None = None
+    repeat: int | None = None
+    case_pass_rate: float | None = None
     json_path: Path | None = None
     jsonl_path: Path | None = None
     junit_path: Path | None = None
@@ -50,44 +54,64 @@ class RunOptions:
     history_path: Path | None = None
     no_history: bool = False
     quiet: bool = False
+    verbose: bool = False
     filters: tuple[str, ...] = ()
+    executor: str | None = None
+    executor_options: dict[str, str] = attrs.Factory(dict)
 
 
 def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int:
     """Run a suite file as the CLI does and return the exit code."""
     check_targets([*_reports(options), ("--jsonl", options.jsonl_path, "jsonl")])
     registry = get_registry()
-    suite = _select(_load(suite_path, registry), options.filters)
+    suite = _load(suite_path, registry)
+    positions = _select(suite, options.filters)
     reference, agent = _agent(agent_ref, suite)
     for broken in registry.broken:
-        print(f"warning: {broken.message()}", file=sys.stderr)
-    from agent_eval._runner import EvalSuite
-
-    try:
-        eval_suite = EvalSuite(agent, suite.cases, name=suite.name)
-    except SuiteError as error:
-        raise UsageProblem(error.problems) from None
+        print(f"warning: {cell(broken.message())}", file=sys.stderr)
+    executor = _executor(options, suite, registry)
+    plan = _plan(suite, positions, agent, reference, options)
     run_info = _run_info(suite, reference, options)
     stream = _case_stream(options.jsonl_path, run_info)
-    with _progress(len(suite.cases), enabled=not options.quiet) as advance:
+    with _progress(len(plan.cases), enabled=not options.quiet) as advance:
 
         def on_result(index: int, result: EvalResult) -> None:
             if stream is not None:
                 stream.case(index, result)
             advance()
 
-        report = eval_suite.run(
-            AgentContext(),
-            print=False,
-            concurrency=options.concurrency or suite.concurrency or 1,
-            timeout=options.timeout or suite.timeout,
-            on_result=on_result,
-        )
+        report = run_plan(plan, executor, on_result=on_result)
     report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
+    return _finish(report, suite, options, stream)
+
+
+def _plan(
+    suite: SuiteFile, positions: list[int], agent: Callable[..., Any], reference: str, options: RunOptions
+) -> RunPlan:
+    settings = RunSettings(
+        concurrency=options.concurrency or suite.concurrency or 1,
+        timeout=options.timeout or suite.timeout,
+        repeat=_repeat(options, suite),
+        case_pass_rate=_case_pass_rate(options, suite),
+    )
+    return RunPlan(
+        cases=suite.cases.select(suite.cases[position] for position in positions),
+        agent=agent,
+        ctx=AgentContext(),
+        settings=settings,
+        name=suite.name,
+        suite_path=str(suite.path),
+        agent_reference=reference,
+        positions=tuple(positions),
+    )
+
+
+def _finish(report: EvalReport, suite: SuiteFile, options: RunOptions, stream: Any) -> int:
+    """Print, record and write the report; the exit code."""
     if stream is not None:
         stream.finish(report)
     bar = _bar(options, suite)
-    print_report(report, quiet=options.quiet, strict=options.strict, bar=bar)
+    print_report(report, quiet=options.quiet, strict=options.strict, bar=bar, verbose=options.verbose)
     _record(report, options)  # first: a report path that cannot be written must not lose the run
     written, failed = write_reports(report, _reports(options))
     _github_summary(report)
@@ -98,6 +122,36 @@ def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int
     return exit_code(0 if report.rate(strict=options.strict) >= bar else EXIT_BELOW_BAR, written, failed)
 
 
+def _executor(options: RunOptions, suite: SuiteFile, registry: Registry) -> Executor:
+    """The executor the run asked for (``--executor``, else the suite's, else ``local``), built with its options."""
+    import inspect
+
+    name = options.executor or suite.executor or "local"
+    given: dict[str, Any] = dict(suite.executor_options) if not options.executor else {}
+    given.update(options.executor_options)
+    try:
+        factory = registry.executor(name).factory
+    except AgentEvalError as error:
+        raise UsageProblem(str(error)) from None
+    try:
+        accepted = [p for p in inspect.signature(factory).parameters.values() if p.kind is not p.VAR_POSITIONAL]
+    except (TypeError, ValueError):
+        accepted = []
+    names = [p.name for p in accepted]
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in accepted)
+    for key in given:
+        if key not in names and not takes_any:
+            flag = "--" + key.replace("_", "-")
+            known = ", ".join("--" + n.replace("_", "-") for n in names) or "none"
+            hint = did_you_mean(flag, ["--" + n.replace("_", "-") for n in names])
+            raise UsageProblem(f"no such option: {flag} (executor {name!r} takes: {known}).{hint}")
+    try:
+        executor: Executor = factory(**given)
+    except (TypeError, ValueError, AgentEvalError) as error:
+        raise UsageProblem(f"executor {name!r}: {error}") from None
+    return executor
+
+
 def _load(path: Path, registry: Registry) -> SuiteFile:
     try:
         return load_suite(path, registry=registry)
@@ -105,10 +159,10 @@ def _load(path: Path, registry: Registry) -> SuiteFile:
         raise UsageProblem(error.problems) from None
 
 
-def _select(suite: SuiteFile, filters: tuple[str, ...]) -> SuiteFile:
-    """The suite with only the cases whose names match one of ``filters`` (all when none given)."""
+def _select(suite: SuiteFile, filters: tuple[str, ...]) -> list[int]:
+    """The positions of the cases whose names match one of ``filters`` (all when none given)."""
     if not filters:
-        return suite
+        return list(range(len(suite.cases)))
     import fnmatch
 
     def wanted(name: str) -> bool:
@@ -121,11 +175,11 @@ def _select(suite: SuiteFile, filters: tuple[str, ...]) -> SuiteFile:
                 return True
         return False
 
-    cases = [case for case in suite.cases if wanted(case.name)]
-    if not cases:
+    positions = [position for position, case in enumerate(suite.cases) if wanted(case.name)]
+    if not positions:
         shown = ", ".join(repr(f) for f in filters)
         raise UsageProblem(f"{suite.path}: no case matches --filter {shown} ({len(suite.cases)} cases in the suite)")
-    return attrs.evolve(suite, cases=cases)
+    return positions
 
 
 def _agent(agent_ref: str | None, suite: SuiteFile) -> tuple[str, Callable[..., Any]]:
@@ -142,6 +196,16 @@ def _agent(agent_ref: str | None, suite: SuiteFile) -> tuple[str, Callable[..., 
         return reference, load_agent(reference, origin=origin, folders=folders)
     except AgentEvalError as error:
         raise UsageProblem(str(error)) from None
+
+
+def _repeat(options: RunOptions, suite: SuiteFile) -> int:
+    return options.repeat or suite.repeat or 1
+
+
+def _case_pass_rate(options: RunOptions, suite: SuiteFile) -> float:
+    if options.case_pass_rate is not None:
+        return options.case_pass_rate
+    return suite.case_pass_rate if suite.case_pass_rate is not None else 1.0
 
 
 def _bar(options: RunOptions, suite: SuiteFile) -> float:
@@ -162,7 +226,10 @@ def _run_info(suite: SuiteFile, reference: str, options: RunOptions) -> dict[str
         "strict": options.strict,
         "concurrency": options.concurrency or suite.concurrency or 1,
         "timeout": options.timeout or suite.timeout,
+        "repeat": _repeat(options, suite),
+        "case_pass_rate": _case_pass_rate(options, suite),
         "filters": list(options.filters),
+        "executor": options.executor or suite.executor or "local",
     }
 
 
@@ -174,7 +241,9 @@ def _used(report: EvalReport, registry: Registry) -> dict[str, Any]:
         for info in registry.entries.get(name, ()):
             if info.distribution:
                 plugins[info.distribution] = info.version
-    models = sorted({str(e.metadata["model"]) for r in report.cases for e in r.evaluations if e.metadata.get("model")})
+    models = sorted(
+        {text_of(e.metadata["model"]) for r in report.cases for e in r.evaluations if e.metadata.get("model")}
+    )
     return {"plugins": plugins, "judge_models": models}
 
 

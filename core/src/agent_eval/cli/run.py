@@ -13,11 +13,19 @@ from agent_eval.cli._common import HISTORY_HELP, FilePath, FiniteFloatRange
 _FILE = FilePath()
 
 
-@click.command()
+@click.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("suite_file", metavar="SUITE", type=_FILE)
 @click.option("--agent", "agent_ref", metavar="MODULE:ATTR", help="The agent to run (wins over the suite's).")
 @click.option("--concurrency", type=click.IntRange(min=1), help="Cases run at once (default: suite's, or 1).")
 @click.option("--timeout", type=FiniteFloatRange(min=0, min_open=True), help="Seconds before an agent call is cut off.")
+@click.option(
+    "--repeat", type=click.IntRange(min=1), help="Run every case N independent times (default: suite's, or 1)."
+)
+@click.option(
+    "--case-pass-rate",
+    type=FiniteFloatRange(0, 1),
+    help="Share of a repeated case's attempts that must pass (default: suite's, or 1.0).",
+)
 @click.option("--json", "json_path", type=_FILE, help="Write the report as JSON.")
 @click.option("--jsonl", "jsonl_path", type=_FILE, help="Append each case as it finishes.")
 @click.option("--junit", "junit_path", type=_FILE, help="Write JUnit XML for CI.")
@@ -35,6 +43,12 @@ _FILE = FilePath()
 )
 @click.option("--no-history", is_flag=True, help="Do not record this run.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
+@click.option("--verbose", "-v", is_flag=True, help="Print every reason and error whole, and where errors were raised.")
+@click.option(
+    "--executor",
+    metavar="NAME",
+    help="Run the cases with this executor (default: suite's, or local); its options follow as --OPTION VALUE.",
+)
 @click.option(
     "--filter",
     "-k",
@@ -43,7 +57,8 @@ _FILE = FilePath()
     metavar="PATTERN",
     help="Run only the cases whose name contains PATTERN (or matches it, with * or ?); repeatable.",
 )
-def run(suite_file: str, agent_ref: str | None, **options: Any) -> None:
+@click.pass_context
+def run(ctx: click.Context, /, suite_file: str, agent_ref: str | None, **options: Any) -> None:
     """Run the cases of SUITE against the agent and grade them."""
     from pathlib import Path
 
@@ -54,5 +69,23 @@ def run(suite_file: str, agent_ref: str | None, **options: Any) -> None:
     paths: dict[str, Any] = {
         key: Path(value) for key, value in options.items() if key.endswith("_path") and value is not None
     }
-    code = execute(Path(suite_file), agent_ref, RunOptions(**{**options, **paths}))
+    extra = executor_options(ctx.args)
+    code = execute(Path(suite_file), agent_ref, RunOptions(**{**options, **paths}, executor_options=extra))
     sys.exit(code)
+
+
+def executor_options(args: list[str]) -> dict[str, str]:
+    """``--ray-address ADDR`` and ``--ray-address=ADDR`` after the known options, as ``{"ray_address": "ADDR"}``."""
+    found: dict[str, str] = {}
+    rest = list(args)
+    while rest:
+        word = rest.pop(0)
+        if not word.startswith("--") or word == "--":
+            raise click.UsageError(f"unexpected argument {word!r}")
+        key, equals, value = word[2:].partition("=")
+        if not equals:
+            if not rest or rest[0].startswith("--"):
+                raise click.UsageError(f"no such option: {word}")
+            value = rest.pop(0)
+        found[key.replace("-", "_")] = value
+    return found

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agent_eval.testing.scripted import ModelTurn, ScriptedAgent, ScriptedModel, ToolCall
+from agent_eval._agent_run import ToolCall  # the one record of a tool call: agent_eval.ToolCall
+from agent_eval.testing.scripted import ModelTurn, ScriptedAgent, ScriptedModel
 
 if TYPE_CHECKING:
     from agent_eval.testing.server import ChatServer

@@ -9,6 +9,8 @@ from typing import Any
 
 import attrs
 
+from agent_eval._agent_run import ToolCall
+
 _NO_DEFAULT: Any = object()
 
 
@@ -73,17 +75,9 @@ def _next_id() -> str:
     return f"call_{next(_ids)}"
 
 
-@attrs.frozen
-class ToolCall:
-    """A model's request to run a tool with arguments."""
-
-    name: str
-    arguments: Mapping[str, Any] = attrs.Factory(dict)
-    id: str = attrs.field(factory=_next_id)
-
-
-def _tool_calls(calls: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
-    return tuple(calls)
+def _with_ids(calls: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
+    """The calls, each without an id given the next ``call_N`` (a model's calls always carry one)."""
+    return tuple(call if call.id is not None else attrs.evolve(call, id=_next_id()) for call in calls)
 
 
 @attrs.frozen
@@ -91,7 +85,8 @@ class ModelTurn:
     """What a chat model answers in one step: text, tool calls, or both."""
 
     text: str | None = None
-    tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_tool_calls)
+    #: ``agent_eval.ToolCall``s; one without an ``id`` is given the next ``call_N``.
+    tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_with_ids)
 
     @property
     def finished(self) -> bool:

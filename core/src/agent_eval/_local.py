@@ -1,0 +1,398 @@
+"""The core's executor, ``local``: the cases of a plan run by asyncio workers in this process."""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import contextvars
+import functools
+import inspect
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from agent_eval._agent_run import AgentRun, ToolCall
+from agent_eval._attempts import combine_attempts
+from agent_eval._calling import Call, to_evaluation
+from agent_eval._errors import Skip
+from agent_eval._execution import ResultCallback, RunPlan
+from agent_eval._model import Case, EvalResult, Evaluation, EvaluatorContext, Status, Verdict
+from agent_eval._recording import trajectory
+from agent_eval._signals import NOTICE_AFTER, LoopBlocked, blocked_message
+from agent_eval._text import describe_error, frames_of
+from agent_eval._threads import Raised, ThreadPool
+
+# Workers whose agent answers without ever suspending yield to the loop this often,
+# so that signals, progress and other workers get their turn.
+_YIELD_EVERY = 64
+
+
+class LocalExecutor:
+    """The core's executor, ``local``: workers on this event loop pull cases from one shared iterator.
+
+    Async agents and evaluators run on the loop, sync ones in a pool of worker threads the size of the
+    concurrency; at most ``concurrency`` cases are in flight (a 100,000-case suite makes no task per
+    case). One executor runs one plan.
+    """
+
+    def __init__(self) -> None:
+        self.stopping = False
+        self.timeout: float | None = None
+        #: The attempts of each repeated case that finished so far, by case index.
+        self._attempts: dict[int, list[tuple[int, EvalResult]]] = {}
+        #: The call each worker task is making: (case name, "agent" or "evaluator").
+        self._busy: dict[asyncio.Task[Any], list[str]] = {}
+        #: The longest time each (case, role) held the event loop, when it did for long.
+        self.blocked: dict[tuple[str, str], float] = {}
+        self._said: set[tuple[str, str]] = set()
+        self._workers: list[asyncio.Task[None]] = []
+        self._pool: ThreadPool | None = None
+        self._calls: dict[int, tuple[Any, Call]] = {}
+
+    async def execute(self, plan: RunPlan, emit: ResultCallback) -> None:
+        """Run every case of ``plan`` (each ``repeat`` times), calling ``emit`` as each case finishes."""
+        if plan.agent is None:
+            raise ValueError("the local executor needs the agent itself (RunPlan.agent)")
+        self.agent = Call.of(plan.agent)
+        self.cases = plan.cases
+        self.ctx = plan.ctx
+        self.settings = plan.settings
+        self.concurrency = plan.settings.concurrency
+        self.timeout = plan.settings.timeout
+        self.emit = emit
+        repeat = self.settings.repeat
+        if repeat == 1:
+            pending: Iterator[tuple[int, Case, int]] = ((index, case, 0) for index, case in enumerate(self.cases))
+        else:
+            pending = ((index, case, n) for index, case in enumerate(self.cases) for n in range(repeat))
+        count = min(self.concurrency, len(self.cases) * repeat)
+        self._workers = [asyncio.create_task(self._work(pending)) for _ in range(count)]
+        try:
+            outcomes = await asyncio.gather(*self._workers, return_exceptions=True)
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown()
+            await self._close_evaluators()
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
+                raise outcome
+        self._report_blocked()
+
+    def _report_blocked(self) -> None:
+        """A call that held the event loop for long is worth a line, even when it finished in the end."""
+        for (case, role), seconds in self.blocked.items():
+            if seconds >= NOTICE_AFTER and (case, role) not in self._said:
+                builtins.print(
+                    f"warning: case {case!r}: {blocked_message(role, seconds)} Other cases could not run meanwhile.",
+                    file=sys.stderr,
+                )
+
+    async def _close_evaluators(self) -> None:
+        """Let evaluators that hold resources for the run (HTTP clients) release them."""
+        for evaluator, _ in self._calls.values():
+            close = getattr(evaluator, "aclose", None)
+            if close is None:
+                continue
+            try:
+                await close()
+            except Exception as error:  # closing must not lose the results
+                builtins.print(
+                    f"warning: closing evaluator {_name(evaluator)}: {describe_error(error)}", file=sys.stderr
+                )
+
+    def busy(self, task: asyncio.Task[Any] | None) -> tuple[str, str] | None:
+        """(case name, role) of the call ``task`` is making, or None."""
+        slot = None if task is None else self._busy.get(task)
+        return (slot[0], slot[1]) if slot and slot[0] else None
+
+    def note_blocked(self, case: str, role: str, seconds: float) -> None:
+        """The watchdog saw (case, role) hold the event loop for ``seconds``."""
+        key = (case, role)
+        self.blocked[key] = max(seconds, self.blocked.get(key, 0.0))
+
+    def stop(self) -> None:
+        """Stop scheduling cases and cancel the ones in flight."""
+        self.stopping = True
+        for worker in self._workers:
+            worker.cancel()
+
+    async def _work(self, pending: Iterator[tuple[int, Case, int]]) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        # what this worker is doing, for the watchdog: [case name ("" between cases), "agent" or "evaluator"]
+        slot = self._busy[task] = ["", "agent"]
+        try:
+            for done, (index, case, attempt) in enumerate(pending, start=1):
+                if self.stopping:
+                    return
+                result = await self._run_case(case, slot, attempt)
+                slot[0] = ""
+                if self.settings.repeat > 1:
+                    combined = self._attempt_done(index, case, attempt, result)
+                    if combined is None:
+                        continue
+                    result = combined
+                self.emit(index, result)
+                if done % _YIELD_EVERY == 0:
+                    await asyncio.sleep(0)
+        finally:
+            del self._busy[task]
+
+    def _attempt_done(self, index: int, case: Case, attempt: int, result: EvalResult) -> EvalResult | None:
+        """Keep one attempt; the case's result once its last attempt is in (attempts finish in any order)."""
+        done = self._attempts.setdefault(index, [])
+        done.append((attempt, result))
+        if len(done) < self.settings.repeat:
+            return None
+        del self._attempts[index]
+        return combine_attempts(
+            case, [result for _, result in sorted(done, key=lambda pair: pair[0])], self.settings.case_pass_rate
+        )
+
+    async def _run_case(self, case: Case, slot: list[str], attempt: int = 0) -> EvalResult:
+        start = time.perf_counter()
+        calls: list[ToolCall] = []
+        # The case's own trajectory, for record_tool_call and @tool. Not reset after: the next case of
+        # this worker sets its own, and a thread left running past a timeout keeps writing to this one.
+        trajectory.set(calls)
+        slot[0] = case.name
+        slot[1] = "agent"
+        try:
+            output = await self._call_agent(case)
+        except _Timeout:
+            return _errored(case, f"timed out after {self.timeout:g} s", start, calls)
+        except BaseException as error:  # whatever the agent raised is its case's error, but a real cancel
+            if _is_cancel(error):
+                raise
+            if isinstance(error, LoopBlocked):
+                self._said.add((case.name, "agent"))  # the case's error says it already
+            original = _original(error)
+            return _errored(case, _error_text(original), start, calls, frames_of(original))
+        slot[1] = "evaluator"
+        run = _agent_run(output, calls) if calls or isinstance(output, AgentRun) else None
+        if run is not None:
+            output = run.output
+        if output is None:
+            return _errored(case, "the agent returned None; it must return its answer", start, calls)
+        agent_ms = (time.perf_counter() - start) * 1000
+        evaluators = case.all_evaluators
+        if not evaluators:
+            skipped = EvalResult(
+                case.name,
+                case.input,
+                output=output,
+                expected=case.expected,
+                status="skipped",
+                reason="no evaluators",
+                duration_ms=agent_ms,
+                metadata=case.metadata,
+                fingerprint=case.fingerprint,
+            )
+            return skipped if run is None else _with_run(skipped, run)
+        ectx = EvaluatorContext(case, output, agent_ctx=self.ctx, duration_ms=agent_ms, agent_run=run, attempt=attempt)
+        if len(evaluators) == 1:
+            evaluations: Sequence[Evaluation] = (await self._evaluate(evaluators[0], output, ectx),)
+        else:
+            evaluations = await self._evaluate_all(evaluators, output, ectx)
+        result = _assemble(case, output, evaluations, (time.perf_counter() - start) * 1000)
+        return result if run is None else _with_run(result, run)
+
+    async def _call_agent(self, case: Case) -> Any:
+        agent = self.agent
+        if self.timeout is None:
+            return await self._invoke(agent, case.input)
+        if agent.inline:
+            try:
+                async with asyncio.timeout(self.timeout) as deadline:
+                    return await self._invoke(agent, case.input)
+            except TimeoutError:
+                if deadline.expired():
+                    raise _Timeout from None
+                raise
+        future = self._thread(agent.bind(case.input, self.ctx))
+        try:
+            async with asyncio.timeout(self.timeout):
+                output = await future
+        except TimeoutError:
+            if future.cancelled():
+                assert self._pool is not None
+                self._pool.abandon(future)
+                raise _Timeout from None
+            raise
+        return await output if inspect.isawaitable(output) else output
+
+    async def _invoke(self, call: Call, first: Any, ctx: Any = None) -> Any:
+        ctx = self.ctx if ctx is None else ctx
+        if call.is_async:
+            return await (call.func(first, ctx) if call.with_context else call.func(first))
+        if call.inline:
+            value = call.func(first, ctx) if call.with_context else call.func(first)
+        else:
+            value = await self._thread(call.bind(first, ctx))
+        # a plain function may still hand back a coroutine: await it rather than grade it
+        if type(value) not in _PLAIN and inspect.isawaitable(value):
+            value = await value
+        return value
+
+    def _thread(self, func: Callable[[], Any]) -> asyncio.Future[Any]:
+        if self._pool is None:
+            self._pool = ThreadPool(self.concurrency, asyncio.get_running_loop())
+        # in the case's context: a sync agent's recorded tool calls land in its own case
+        return self._pool.submit(functools.partial(contextvars.copy_context().run, func))
+
+    def _call_of(self, evaluator: Any) -> Call:
+        cached = self._calls.get(id(evaluator))
+        if cached is None:
+            cached = (evaluator, Call.of(evaluator))
+            self._calls[id(evaluator)] = cached
+        return cached[1]
+
+    async def _evaluate(self, evaluator: Any, output: Any, ectx: EvaluatorContext) -> Evaluation:
+        call = self._call_of(evaluator)
+        start = time.perf_counter()
+        try:
+            value = await self._invoke(call, output, ectx)
+        except Skip as skip:
+            return Evaluation(call.name, "skipped", reason=skip.reason, duration_ms=_ms(start))
+        except BaseException as error:  # whatever the evaluator raised is its evaluation's error, but a real cancel
+            if _is_cancel(error):
+                raise
+            error = _original(error)
+            if isinstance(error, LoopBlocked):
+                self._said.add((ectx.name, "evaluator"))  # the evaluation's error says it already
+            # an error may carry facts worth keeping, such as the tokens a judge spent before failing
+            facts = getattr(error, "metadata", None)
+            metadata = dict(facts) if isinstance(facts, Mapping) else {}
+            return Evaluation(
+                call.name,
+                "error",
+                error=_error_text(error),
+                duration_ms=_ms(start),
+                metadata=metadata,
+                frames=frames_of(error),
+            )
+        return to_evaluation(call.name, value, _ms(start))
+
+    async def _evaluate_all(
+        self, evaluators: Sequence[Any], output: Any, ectx: EvaluatorContext
+    ) -> Sequence[Evaluation]:
+        calls = [self._call_of(evaluator) for evaluator in evaluators]
+        if all(call.inline and not call.is_async for call in calls):
+            return [await self._evaluate(evaluator, output, ectx) for evaluator in evaluators]
+        return await asyncio.gather(*(self._evaluate(evaluator, output, ectx) for evaluator in evaluators))
+
+
+_PLAIN = frozenset({str, bool, Verdict, dict, list, int, float})
+
+
+class _Timeout(Exception):
+    """The agent did not answer within the run's timeout."""
+
+
+def _name(evaluator: Any) -> str:
+    return Call.of(evaluator).name
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000
+
+
+def _errored(
+    case: Case, error: str, start: float, calls: Sequence[ToolCall] = (), frames: tuple[str, ...] = ()
+) -> EvalResult:
+    return EvalResult(
+        case.name,
+        case.input,
+        expected=case.expected,
+        status="error",
+        error=error,
+        duration_ms=_ms(start),
+        metadata=case.metadata,
+        tool_calls=tuple(calls),
+        fingerprint=case.fingerprint,
+        frames=frames,
+    )
+
+
+def _is_cancel(error: BaseException) -> bool:
+    """True for a cancellation of this task (Ctrl-C, a timeout), not a CancelledError the code raised itself."""
+    if not isinstance(error, asyncio.CancelledError):
+        return False
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def _error_text(error: BaseException) -> str:
+    """How an error of a call is reported; a call interrupted for blocking the loop says just that."""
+    if isinstance(error, LoopBlocked):
+        return error.message()
+    return describe_error(error)
+
+
+def _original(error: BaseException) -> BaseException:
+    """What the called code raised (a worker thread carries non-Exceptions inside :class:`Raised`)."""
+    return error.error if isinstance(error, Raised) else error
+
+
+def _agent_run(output: Any, calls: list[ToolCall]) -> AgentRun:
+    """What the agent did: the AgentRun it returned, or one built around its answer and recorded calls."""
+    if isinstance(output, AgentRun):
+        if calls and not output.tool_calls:
+            return attrs.evolve(output, tool_calls=calls)
+        return output
+    return AgentRun(output, tool_calls=calls)
+
+
+def _with_run(result: EvalResult, run: AgentRun) -> EvalResult:
+    return attrs.evolve(result, tool_calls=run.tool_calls, usage=run.usage, cost_usd=run.cost_usd)
+
+
+def _assemble(case: Case, output: Any, evaluations: Sequence[Evaluation], duration_ms: float) -> EvalResult:
+    """One case's result from its evaluations, by the rules of the contract."""
+    if len(evaluations) == 1:
+        only = evaluations[0]
+        error = f"{only.name}: {only.error}" if only.error else None
+        return EvalResult(
+            case.name,
+            case.input,
+            output=output,
+            expected=case.expected,
+            status=only.status,
+            score=only.score,
+            reason=only.reason,
+            error=error,
+            duration_ms=duration_ms,
+            metadata=case.metadata,
+            evaluations=evaluations,
+            fingerprint=case.fingerprint,
+        )
+    statuses = {evaluation.status for evaluation in evaluations}
+    status: Status
+    if "error" in statuses:
+        status = "error"
+    elif "failed" in statuses:
+        status = "failed"
+    elif statuses == {"skipped"}:
+        status = "skipped"
+    else:
+        status = "passed"
+    scores = [e.score for e in evaluations if e.status in ("passed", "failed") and e.score is not None]
+    failing = [f"{e.name}: {e.reason or 'failed'}" for e in evaluations if e.status == "failed"]
+    errors = [f"{e.name}: {e.error}" for e in evaluations if e.status == "error"]
+    return EvalResult(
+        case.name,
+        case.input,
+        output=output,
+        expected=case.expected,
+        status=status,
+        score=sum(scores) / len(scores) if scores else None,
+        reason="; ".join(failing) or None,
+        error="; ".join(errors) or None,
+        duration_ms=duration_ms,
+        metadata=case.metadata,
+        evaluations=evaluations,
+        fingerprint=case.fingerprint,
+    )
