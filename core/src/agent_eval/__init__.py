@@ -20,6 +20,7 @@ from agent_eval.hookspecs import hookimpl, hookspec
 
 if TYPE_CHECKING:
     from agent_eval._agent_run import AgentRun, ToolCall, Usage
+    from agent_eval._asserts import assert_passes
     from agent_eval._calling import callable_name, invoke
     from agent_eval._execution import Executor, RunPlan, RunSettings
     from agent_eval._files import read_text_file
@@ -66,6 +67,7 @@ __all__ = [
     "Verdict",
     "__version__",
     "as_text",
+    "assert_passes",
     "callable_name",
     "describe_error",
     "get_registry",
@@ -95,6 +97,7 @@ _LAZY = {
     "Verdict": "agent_eval._model",
     "EvalSuite": "agent_eval._runner",
     "as_text": "agent_eval._text",
+    "assert_passes": "agent_eval._asserts",
     "resolve_path": "agent_eval._paths",
     "describe_error": "agent_eval._text",
     "short_repr": "agent_eval._text",

@@ -29,7 +29,7 @@ def run_stats(cases: Sequence[EvalResult]) -> dict[str, Any]:
     ran = [case for case in cases if case.status != "skipped"]
     passed = sum(case.status == "passed" for case in ran)
     interval = stats.wilson_interval(passed, len(ran))
-    scores = [case.score for case in ran if _number(case.score)]
+    scores: list[float] = [case.score for case in ran if case.score is not None and _number(case.score)]
     score = stats.mean_estimate(scores)
     found: dict[str, Any] = {
         "pass_rate": passed / len(ran) if ran else 0.0,

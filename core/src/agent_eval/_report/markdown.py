@@ -10,7 +10,7 @@ from typing import Any
 import attrs
 
 from agent_eval._model import EvalReport, EvalResult
-from agent_eval._report.console import LABELS, format_duration, format_score
+from agent_eval._report.console import format_duration, format_score, interval, repeat_figures, status_label
 from agent_eval._report.files import write_atomic
 from agent_eval._text import cell, plural
 
@@ -86,7 +86,10 @@ def _heading(report: EvalReport) -> str:
 
 def _counts(report: EvalReport) -> str:
     outcome = gate(report)
+    stats = report.stats
     rate = f"{outcome.rate:.1%}" + (" (strict)" if outcome.strict else "")
+    if not outcome.strict and stats["ci_low"] is not None:
+        rate += f" (95% CI {interval(stats['ci_low'], stats['ci_high'])})"
     verdict = "met" if outcome.met else "**not met**"
     header = "| Passed | Failed | Errors | Skipped | Pass rate | Bar | Time |"
     rule = "|---:|---:|---:|---:|---:|---:|---:|"
@@ -94,7 +97,12 @@ def _counts(report: EvalReport) -> str:
         f"| {report.passed} | {report.failed} | {report.errored} | {report.skipped} | {rate} "
         f"| {outcome.bar:.0%} {verdict} | {format_duration(report.total_ms)} |"
     )
-    return "\n".join((header, rule, row))
+    lines = [header, rule, row]
+    figures = repeat_figures(stats)
+    if figures:
+        flaky = sum(result.flaky for result in report.cases)
+        lines += ["", f"{stats['repeat']} attempts per case{figures} · {plural(flaky, 'flaky case')}"]
+    return "\n".join(lines)
 
 
 def _failing(failing: list[EvalResult]) -> str:
@@ -106,7 +114,7 @@ def _failing(failing: list[EvalResult]) -> str:
     ]
     for result in failing[:FAILING_LIMIT]:
         why = escape(result.error or result.reason, REASON_LIMIT)
-        status = LABELS.get(result.status) or escape(result.status, 10)
+        status = escape(status_label(result), 10) + (" (flaky)" if result.flaky else "")
         lines.append(f"| {escape(result.name, 80)} | {status} | {escape(format_score(result.score))} | {why} |")
     if len(failing) > FAILING_LIMIT:
         lines += ["", f"… and {len(failing) - FAILING_LIMIT} more; the JUnit, HTML or JSON report lists them all."]
