@@ -110,7 +110,7 @@ def test_a_suite_that_is_not_utf8_names_line_and_column(project: Path) -> None:
         (("--jsonl", ""), "error: invalid value for '--jsonl': '' names no file; give a path"),
         (("--history", ""), "error: invalid value for '--history': '' names no file; give a path"),
         (("--concurrency", "0"), "error: invalid value for '--concurrency': 0 is not in the range x>=1"),
-        (("--jsn", "x"), "error: no such option '--jsn'. (Did you mean one of: '--json', '--jsonl', '--junit'?)"),
+        (("--jsn",), "error: no such option: --jsn"),
         (("--history", "h.db", "--no-history"), "error: --history and --no-history exclude each other"),
     ],
 )
@@ -127,7 +127,8 @@ def test_bad_option_values_are_one_error_line_and_a_hint(project: Path, args: tu
     [
         (("run",), "error: missing argument 'SUITE'"),
         (("compare", "a"), "error: missing argument 'HEAD'"),
-        (("run", "suite.yaml", "extra"), "error: got unexpected extra argument (extra)"),
+        (("run", "suite.yaml", "extra"), "error: unexpected argument 'extra'"),
+        (("runs", "--jsn"), "error: no such option '--jsn'. Did you mean '--json'?"),
         (("nosuch",), "error: no such command 'nosuch'"),
         (("", "x"), "error: no such command ''"),
         (("run", ""), "error: invalid value for 'SUITE': '' names no file; give a path"),

@@ -98,6 +98,9 @@ KEYS = [
     "metadata",
     "cases",
     "agent",
+    "repeat",
+    "case_pass_rate",
+    "executor",
     "timeout",
     "min_pass_rate",
     "concurrency",
@@ -128,6 +131,10 @@ json_values = st.recursive(
     ),
     max_leaves=20,
 )
+# a large repeat is a long run, not a hostile one: only its type and range are fuzzed
+small_or_odd = st.one_of(
+    st.integers(-3, 3), st.none(), st.booleans(), st.floats(), st.text(max_size=5), st.lists(scalars)
+)
 evaluator_entries = st.one_of(
     st.sampled_from(["has", "same", "pattern_found", "nope"]),
     st.dictionaries(st.sampled_from(["has", "same", "pattern_found", "nope"]), json_values, min_size=1, max_size=2),
@@ -141,7 +148,8 @@ cases = st.fixed_dictionaries(
 suites = st.fixed_dictionaries(
     {"cases": st.one_of(st.lists(cases, max_size=4), json_values)},
     optional={"name": json_values, "timeout": json_values, "min_pass_rate": json_values, "concurrency": json_values,
-              "evaluators": st.lists(evaluator_entries, max_size=2), "agent": json_values},
+              "evaluators": st.lists(evaluator_entries, max_size=2), "agent": json_values, "repeat": small_or_odd,
+              "case_pass_rate": json_values, "executor": st.one_of(st.just("local"), json_values)},
 )  # fmt: skip
 
 
