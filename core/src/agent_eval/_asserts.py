@@ -57,8 +57,8 @@ def case_line(result: EvalResult) -> str:
     parts = [f"{result.name!r}: {result.status}"]
     if result.score is not None:
         parts.append(f", score {result.score:.2f}")
-    fraction: Any = getattr(result, "pass_fraction", None)  # with repeats
-    if isinstance(fraction, int | float) and not isinstance(fraction, bool):
+    fraction: Any = getattr(result, "pass_fraction", None)
+    if getattr(result, "attempts", ()) and isinstance(fraction, int | float) and not isinstance(fraction, bool):
         parts.append(f", {fraction:.0%} of attempts passed")
     explained = [text for text in (result.reason, result.error) if text]
     if explained:
