@@ -112,11 +112,16 @@ def test_a_file_that_is_not_a_report_is_one_line_and_exit_2(project: Project) ->
     run(project, "base.json")
     (project.root / "other.json").write_text('{"hello": 1}')
     (project.root / "broken.json").write_text("{not json")
-    for name in ("other.json", "broken.json"):
+    expected = {
+        "other.json": "expected an object with a 'cases' list",
+        "broken.json": "invalid JSON at line 1, column 2: Expecting property name enclosed in double quotes",
+    }
+    for name, problem in expected.items():
         done = project.cli("compare", name, "latest")
         assert done.returncode == 2
-        assert done.stderr.startswith(f"error: {name}: not an agent-eval JSON report (")
-        assert len(done.stderr.strip().splitlines()) == 1
+        assert done.stderr == (
+            f"error: {name}: not an agent-eval report: {problem}; write reports with `agent-eval run --json`\n"
+        )
 
 
 def test_compare_reads_another_history_file(project: Project) -> None:

@@ -10,6 +10,7 @@ from agent_eval._errors import (
     AgentReferenceError,
     AmbiguousEvaluator,
     EvaluatorNotFound,
+    FileReadError,
     PluginLoadError,
     Skip,
     SuiteError,
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from agent_eval._asserts import assert_passes
     from agent_eval._calling import callable_name, invoke
     from agent_eval._execution import Executor, RunPlan, RunSettings
+    from agent_eval._files import read_text_file
     from agent_eval._model import (
         AgentContext,
         Case,
@@ -53,6 +55,7 @@ __all__ = [
     "EvaluatorContext",
     "EvaluatorNotFound",
     "Executor",
+    "FileReadError",
     "PluginLoadError",
     "RunPlan",
     "RunSettings",
@@ -73,6 +76,7 @@ __all__ = [
     "invoke",
     "load_agent",
     "load_suite",
+    "read_text_file",
     "record_tool_call",
     "registry_of",
     "resolve_path",
@@ -112,6 +116,7 @@ _LAZY = {
     "load_suite": "agent_eval._suite",
     "record_tool_call": "agent_eval._recording",
     "tool": "agent_eval._recording",
+    "read_text_file": "agent_eval._files",
     "SuiteFile": "agent_eval._suite",
 }
 

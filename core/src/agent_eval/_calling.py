@@ -31,6 +31,21 @@ def takes_context(func: Callable[..., Any]) -> bool:
     return count >= 2
 
 
+def agent_problem(func: Callable[..., Any]) -> str | None:
+    """Why ``func`` cannot be called as an agent is (``agent(input, ctx)`` or ``agent(input)``), or None."""
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError):  # no signature to read (some builtins): it is tried when called
+        return None
+    arguments = ("input", "ctx") if takes_context(func) else ("input",)
+    try:
+        signature.bind(*arguments)
+    except TypeError:
+        shown = short_repr(str(signature), 80).strip("'")
+        return f"takes {shown}; an agent takes (input, ctx) or (input)"
+    return None
+
+
 def is_async(func: Callable[..., Any]) -> bool:
     """True when calling ``func`` returns a coroutine (async def, or an object with async __call__)."""
     while isinstance(func, functools.partial):

@@ -28,6 +28,26 @@ class SuiteError(AgentEvalError):
         return "\n".join(lines)
 
 
+class FileReadError(AgentEvalError):
+    """A file the user named cannot be read as text: missing, not a regular file, too large, not UTF-8."""
+
+    def __init__(self, path: str, problem: str, *, line: int | None = None, column: int | None = None) -> None:
+        self.path = path
+        #: What is wrong, without the path: ``is a directory, not a file``.
+        self.problem = problem
+        #: Where in the file, when the problem is at a place in it (1-based).
+        self.line = line
+        self.column = column
+        super().__init__(f"{self.where}: {problem}")
+
+    @property
+    def where(self) -> str:
+        """``path``, or ``path:line:column`` when the problem has a place."""
+        if self.line is None:
+            return self.path
+        return f"{self.path}:{self.line}:{self.column or 1}"
+
+
 class AgentReferenceError(AgentEvalError):
     """A `module:attr` agent reference cannot be imported or is not callable."""
 

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import attrs
 
 from agent_eval._errors import AgentEvalError
+from agent_eval._files import make_folder
 from agent_eval._model import EvalReport, EvalResult, Status
 
 #: Seconds a writer waits for another process's lock before giving up.
@@ -226,7 +227,10 @@ class History:
         if not create and not self.exists():
             raise HistoryError(f"no run history at {self.path}; `agent-eval run` records one")
         if create:
-            _make_folder(self.path.parent)
+            try:
+                _make_folder(self.path.parent)
+            except OSError as error:
+                raise HistoryError(f"cannot create the run history {self.path}: {error.strerror or error}") from None
         try:
             connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
         except sqlite3.Error as error:
@@ -242,9 +246,9 @@ class History:
 
 def _make_folder(folder: Path) -> None:
     """Create the history's folder; a new ``.agent-eval`` folder gets a ``.gitignore`` so it stays local."""
-    if folder.exists():
+    if folder.is_dir():
         return
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder(folder)
     if folder.name == ".agent-eval":
         with contextlib.suppress(OSError):
             (folder / ".gitignore").write_text("# Created by agent-eval: local run history.\n*\n", encoding="utf-8")
@@ -257,13 +261,8 @@ def _prepare(connection: sqlite3.Connection, path: Path) -> None:
     connection.execute("PRAGMA synchronous = NORMAL")
     if _version(connection) == len(MIGRATIONS):
         return
-    connection.execute("BEGIN IMMEDIATE")
-    try:
+    with _transaction(connection):
         _migrate(connection, path)
-        connection.execute("COMMIT")
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
 
 
 def _version(connection: sqlite3.Connection) -> int:
@@ -290,12 +289,25 @@ def _migrate(connection: sqlite3.Connection, path: Path) -> None:
 
 
 def _write(connection: sqlite3.Connection, statement: str, params: Sequence[Any]) -> None:
+    with _transaction(connection):
+        connection.execute(statement, params)
+
+
+@contextlib.contextmanager
+def _transaction(connection: sqlite3.Connection) -> Iterator[None]:
+    """BEGIN IMMEDIATE ... COMMIT; on error, ROLLBACK only if SQLite has not already rolled back.
+
+    After some errors (a full disk: SQLITE_FULL) SQLite ends the transaction itself, and a ROLLBACK
+    would fail with "no transaction is active", hiding the error that says what went wrong.
+    """
     connection.execute("BEGIN IMMEDIATE")
     try:
-        connection.execute(statement, params)
+        yield
         connection.execute("COMMIT")
     except BaseException:
-        connection.execute("ROLLBACK")
+        if connection.in_transaction:
+            with contextlib.suppress(sqlite3.Error):  # the first error is the one to report
+                connection.execute("ROLLBACK")
         raise
 
 
@@ -417,9 +429,13 @@ class Comparison:
 SCORE_TOLERANCE = 1e-9
 
 
-def compare(base: EvalReport, head: EvalReport) -> Comparison:
-    """Match the cases of two runs by name and sort every difference into its group."""
-    before, after = _keyed(base.cases), _keyed(head.cases)
+def compare(base: EvalReport, head: EvalReport, *, labels: tuple[str, str] = ("BASE", "HEAD")) -> Comparison:
+    """Match the cases of two runs by name and sort every difference into its group.
+
+    Cases are paired by name, so a run that holds a name twice cannot be compared: HistoryError names
+    the run (by ``labels``) and the repeated names.
+    """
+    before, after = _keyed(base.cases, labels[0]), _keyed(head.cases, labels[1])
     groups: dict[str, list[CaseChange]] = {key: [] for key in ("regressions", "fixed", "status", "score")}
     for key, new in after.items():
         old = before.get(key)
@@ -453,14 +469,20 @@ def _kind(old: EvalResult, new: EvalResult) -> str | None:
     return None
 
 
-def _keyed(results: Sequence[EvalResult]) -> dict[str, EvalResult]:
-    """Results by name; a repeated name gets `` [2]``, `` [3]``... so each case keeps its own slot."""
+def _keyed(results: Sequence[EvalResult], label: str) -> dict[str, EvalResult]:
+    """Results by name; a name that occurs twice is a HistoryError naming it."""
     keyed: dict[str, EvalResult] = {}
-    seen: dict[str, int] = {}
+    counts: dict[str, int] = {}
     for result in results:
-        seen[result.name] = seen.get(result.name, 0) + 1
-        key = result.name if seen[result.name] == 1 else f"{result.name} [{seen[result.name]}]"
-        keyed[key] = result
+        keyed[result.name] = result
+        counts[result.name] = counts.get(result.name, 0) + 1
+    repeated = [f"{name!r} ({count} times)" for name, count in counts.items() if count > 1]
+    if repeated:
+        shown = ", ".join(repeated[:5]) + (f" and {len(repeated) - 5} more" if len(repeated) > 5 else "")
+        raise HistoryError(
+            f"{label} holds more than one case named {shown}; cases are paired by name, so each name must "
+            "occur once (rename the cases in the suite and run it again)"
+        )
     return keyed
 
 

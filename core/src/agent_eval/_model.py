@@ -8,7 +8,7 @@ from typing import Any, Literal
 import attrs
 
 from agent_eval._agent_run import AgentRun, ToolCall, Usage
-from agent_eval._codec import ANY, MAPPING, codec_of, record, records, tuple_of
+from agent_eval._codec import ANY, MAPPING, InvalidRecord, codec_of, record, records, tuple_of
 
 Status = Literal["passed", "failed", "error", "skipped"]
 STATUSES: tuple[Status, ...] = ("passed", "failed", "error", "skipped")
@@ -342,16 +342,28 @@ class EvalReport:
     def from_dict(cls, data: Mapping[str, Any]) -> EvalReport:
         """Load a report written by :meth:`to_dict` (or read back from ``to_json``)."""
         if not isinstance(data, Mapping) or not isinstance(data.get("cases"), list):
-            raise ValueError("not an agent-eval report: expected an object with a 'cases' list")
-        report: EvalReport = codec_of(cls).from_dict(data)
+            raise InvalidRecord("not an agent-eval report: expected an object with a 'cases' list")
+        try:
+            report: EvalReport = codec_of(cls).from_dict(data)
+        except InvalidRecord as error:
+            raise InvalidRecord(f"not an agent-eval report: {error}") from None
         return report
 
     @classmethod
     def from_json(cls, text: str) -> EvalReport:
-        """Load a report from the JSON that :meth:`to_json` wrote."""
+        """Load a report from the JSON that :meth:`to_json` wrote; ValueError says what is wrong with it."""
         import json
 
-        return cls.from_dict(json.loads(text))
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            where = f"line {error.lineno}, column {error.colno}"
+            raise InvalidRecord(f"not an agent-eval report: invalid JSON at {where}: {error.msg}") from None
+        except RecursionError:
+            raise InvalidRecord("not an agent-eval report: its JSON nests too deeply to read") from None
+        except ValueError:  # the only other thing json.loads refuses: an integer too long to convert
+            raise InvalidRecord("not an agent-eval report: it holds an integer of more than 4,300 digits") from None
+        return cls.from_dict(data)
 
 
 _MAX_COUNT = 2**63

@@ -78,6 +78,23 @@ def describe_error(error: BaseException) -> str:
     return f"{name}: {text}" if text else name
 
 
+def kind_of(value: Any) -> str:
+    """What ``value`` is, in words, for messages: ``a string ('x')``, ``a list``, ``nothing (null)``."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, int | float):
+        return f"a number ({short_repr(value, 40)})"
+    if isinstance(value, str):
+        return f"a string ({short_repr(value, 40)})"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
 def visible(text: str, *, lines: bool = False) -> str:
     """``text`` with every control character shown as an escape (``\\x1b``, ``\\u202e``, ``\\n``).
 

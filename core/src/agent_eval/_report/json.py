@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_eval._codec import jsonable
+from agent_eval._files import read_text_file
 from agent_eval._model import EvalReport, EvalResult
 from agent_eval._report.files import LineWriter, write_atomic
 
@@ -18,8 +19,12 @@ def write(report: EvalReport, path: str | Path) -> None:
 
 
 def read(path: str | Path) -> EvalReport:
-    """Load a report written by :func:`write`."""
-    return EvalReport.from_json(Path(path).read_text(encoding="utf-8"))
+    """Load a report written by :func:`write`.
+
+    FileReadError when the file cannot be read (missing, not a regular file, too large, not UTF-8);
+    ValueError, saying which field, when it is not a report.
+    """
+    return EvalReport.from_json(read_text_file(path))
 
 
 class CaseStream:

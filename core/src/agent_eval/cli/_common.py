@@ -5,6 +5,7 @@ A leaf: the command modules import it, it imports none of them.
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -48,6 +49,30 @@ class UsageProblem(click.ClickException):
             click.echo(f"error: {len(self.lines)} problems:", file=stream)
         for line in self.lines:
             click.echo(f"error: {cell(line)}", file=stream)  # a case name or a path may hold any character
+
+
+class FilePath(click.Path):
+    """A path of a file to read or write: not a folder, and never empty (which would name none)."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail(f"{value!r} names no file; give a path", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A number in a range, refusing nan and infinities (a range lets nan through: it compares false)."""
+
+    name = "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 def check_targets(targets: Iterable[Target]) -> None:

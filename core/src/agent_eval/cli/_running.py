@@ -189,8 +189,11 @@ def _agent(agent_ref: str | None, suite: SuiteFile) -> tuple[str, Callable[..., 
     if not reference:
         raise UsageProblem(f"{suite.path}: no agent to run; pass --agent MODULE:ATTR or set `agent:` in the suite")
     origin = "--agent" if agent_ref else f"{suite.path}"
+    # The suite's own `agent:` is found beside the suite first; --agent, typed here, in this folder first.
+    here, beside = Path.cwd(), suite.path.parent.absolute()
+    folders = [here, beside] if agent_ref else [beside, here]
     try:
-        return reference, load_agent(reference, origin=origin)
+        return reference, load_agent(reference, origin=origin, folders=folders)
     except AgentEvalError as error:
         raise UsageProblem(str(error)) from None
 

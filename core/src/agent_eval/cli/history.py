@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from agent_eval.cli._common import DEFAULT_HISTORY, HISTORY_HELP, UsageProblem, check_targets, exit_code, write_reports
+from agent_eval.cli._common import (
+    DEFAULT_HISTORY,
+    HISTORY_HELP,
+    FilePath,
+    UsageProblem,
+    check_targets,
+    exit_code,
+    write_reports,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -23,7 +31,7 @@ if TYPE_CHECKING:
     from agent_eval._model import EvalReport
 
 # Paths arrive as strings (pathlib is not imported at start-up) and become Path objects where used.
-_PATH = click.Path(dir_okay=False)
+_PATH = FilePath()
 
 
 @click.command()
@@ -86,7 +94,7 @@ def compare(ctx: click.Context, base_ref: str, head_ref: str, history_path: str 
 
     base = _report(base_ref, history_path)
     head = _report(head_ref, history_path)
-    comparison = compare_reports(base, head)
+    comparison = _call(lambda: compare_reports(base, head, labels=(f"BASE {base_ref}", f"HEAD {head_ref}")))
     if as_json:
         from agent_eval._codec import jsonable
 
@@ -123,19 +131,24 @@ def _call(action: Any) -> Any:
 
 def _report(ref: str, history_path: str | None) -> EvalReport:
     """A report from a JSON file when ``ref`` names one, else from the history."""
+    import os.path
     from pathlib import Path
 
     candidate = Path(ref)
-    if candidate.is_file():
+    named_file = candidate.suffix.lower() in (".json", ".jsonl") or "/" in ref or os.sep in ref
+    # Whatever stands at a path that names a file is read (a FIFO is refused, not taken for a run id);
+    # a folder that happens to be called like a run (latest, 2026) is not.
+    if os.path.lexists(ref) and (named_file or not candidate.is_dir()):
+        from agent_eval._errors import FileReadError
         from agent_eval._report.json import read
 
         try:
             return read(candidate)
-        except (OSError, UnicodeDecodeError) as error:
-            raise UsageProblem(f"{ref}: cannot read: {getattr(error, 'strerror', None) or error}") from None
-        except (ValueError, KeyError, TypeError) as error:
-            raise UsageProblem(f"{ref}: not an agent-eval JSON report ({error}); write one with `run --json`") from None
-    if candidate.suffix.lower() in (".json", ".jsonl") or "/" in ref:
+        except FileReadError as error:
+            raise UsageProblem(f"{error}; give a JSON report written by `run --json`, or a run id") from None
+        except ValueError as error:
+            raise UsageProblem(f"{ref}: {error}; write reports with `agent-eval run --json`") from None
+    if named_file:
         raise UsageProblem(f"{ref}: no such file; give a JSON report written by `run --json`, or a run id")
     history = _history(history_path)
     return _call(lambda: history.load(ref)).report  # type: ignore[no-any-return]

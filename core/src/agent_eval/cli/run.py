@@ -7,23 +7,23 @@ from typing import Any
 
 import click
 
-from agent_eval.cli._common import HISTORY_HELP
+from agent_eval.cli._common import HISTORY_HELP, FilePath, FiniteFloatRange
 
 # Paths arrive as strings and become pathlib.Path only when a command runs (start-up time).
-_FILE = click.Path(dir_okay=False)
+_FILE = FilePath()
 
 
 @click.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("suite_file", metavar="SUITE", type=_FILE)
 @click.option("--agent", "agent_ref", metavar="MODULE:ATTR", help="The agent to run (wins over the suite's).")
 @click.option("--concurrency", type=click.IntRange(min=1), help="Cases run at once (default: suite's, or 1).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds before an agent call is cut off.")
+@click.option("--timeout", type=FiniteFloatRange(min=0, min_open=True), help="Seconds before an agent call is cut off.")
 @click.option(
     "--repeat", type=click.IntRange(min=1), help="Run every case N independent times (default: suite's, or 1)."
 )
 @click.option(
     "--case-pass-rate",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloatRange(0, 1),
     help="Share of a repeated case's attempts that must pass (default: suite's, or 1.0).",
 )
 @click.option("--json", "json_path", type=_FILE, help="Write the report as JSON.")
@@ -32,7 +32,7 @@ _FILE = click.Path(dir_okay=False)
 @click.option("--html", "html_path", type=_FILE, help="Write a self-contained HTML page.")
 @click.option("--markdown", "markdown_path", type=_FILE, help="Write a Markdown summary.")
 @click.option(
-    "--min-pass-rate", type=click.FloatRange(0, 1), help="Exit 1 below this pass rate (default: suite's, or 1.0)."
+    "--min-pass-rate", type=FiniteFloatRange(0, 1), help="Exit 1 below this pass rate (default: suite's, or 1.0)."
 )
 @click.option("--strict", is_flag=True, help="Count skipped cases as failed.")
 @click.option(
