@@ -16,6 +16,7 @@ from agent_eval._version import __version__
 from agent_eval.cli._common import DEBUG_ENV, EXIT_INTERNAL, EXIT_INTERRUPTED, UsageProblem
 from agent_eval.cli.evaluators import list_evaluators
 from agent_eval.cli.history import compare, runs, show
+from agent_eval.cli.merge import merge
 from agent_eval.cli.run import run
 
 
@@ -25,7 +26,7 @@ def main() -> None:
     """Grade the answers of LLM agents against criteria."""
 
 
-for _command in (list_evaluators, run, runs, show, compare):
+for _command in (list_evaluators, run, runs, show, compare, merge):
     main.add_command(_command)
 
 

@@ -44,6 +44,9 @@ _FILE = FilePath()
 @click.option("--no-history", is_flag=True, help="Do not record this run.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
 @click.option("--verbose", "-v", is_flag=True, help="Print every reason and error whole, and where errors were raised.")
+@click.option("--shard", metavar="I/N", callback=lambda ctx, param, value: _shard(value), help="Run only shard I of N.")
+@click.option("--resume", "resume", metavar="RUN", help="Take over the cases that finished in RUN; run the rest.")
+@click.option("--retry-errors", metavar="RUN", help="Take over RUN's cases but those whose status was error.")
 @click.option(
     "--executor",
     metavar="NAME",
@@ -66,12 +69,26 @@ def run(ctx: click.Context, /, suite_file: str, agent_ref: str | None, **options
 
     if options["history_path"] is not None and options["no_history"]:
         raise click.UsageError("--history and --no-history exclude each other")
+    if options["resume"] is not None and options["retry_errors"] is not None:
+        raise click.UsageError("--resume and --retry-errors exclude each other")
     paths: dict[str, Any] = {
         key: Path(value) for key, value in options.items() if key.endswith("_path") and value is not None
     }
     extra = executor_options(ctx.args)
     code = execute(Path(suite_file), agent_ref, RunOptions(**{**options, **paths}, executor_options=extra))
     sys.exit(code)
+
+
+def _shard(value: str | None) -> tuple[int, int] | None:
+    """``--shard 2/4`` as (2, 4)."""
+    if value is None:
+        return None
+    index, slash, count = value.partition("/")
+    if slash and index.strip().isdigit() and count.strip().isdigit():
+        shard, shards = int(index), int(count)
+        if 1 <= shard <= shards:
+            return shard, shards
+    raise click.BadParameter(f"{value!r} is not I/N with 1 <= I <= N, e.g. --shard 2/4", param_hint="'--shard'")
 
 
 def executor_options(args: list[str]) -> dict[str, str]:
