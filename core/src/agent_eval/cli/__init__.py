@@ -17,7 +17,7 @@ from agent_eval.cli._common import DEBUG_ENV, EXIT_INTERNAL, EXIT_INTERRUPTED, U
 from agent_eval.cli.evaluators import list_evaluators
 from agent_eval.cli.history import compare, runs, show
 from agent_eval.cli.merge import merge
-from agent_eval.cli.run import run
+from agent_eval.cli.run import rescore, run
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -26,7 +26,7 @@ def main() -> None:
     """Grade the answers of LLM agents against criteria."""
 
 
-for _command in (list_evaluators, run, runs, show, compare, merge):
+for _command in (list_evaluators, run, rescore, runs, show, compare, merge):
     main.add_command(_command)
 
 
