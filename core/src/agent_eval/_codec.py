@@ -68,9 +68,11 @@ class Codec:
             check = None if kind in ("any", "records", "record") else _check_of(hints.get(field.name, Any))
             self._in.append((field.name, _reader(kind, field.metadata), check, default))
 
-    def to_dict(self, record: Any, derived: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The record as a JSON-ready dict; ``derived`` keys are added after the fields."""
-        data = {name: write(getattr(record, name)) for name, write in self._out}
+    def to_dict(
+        self, record: Any, derived: Mapping[str, Any] | None = None, *, skip: tuple[str, ...] = ()
+    ) -> dict[str, Any]:
+        """The record as a JSON-ready dict; ``derived`` keys are added after the fields, ``skip`` left out."""
+        data = {name: write(getattr(record, name)) for name, write in self._out if name not in skip}
         if derived:
             data.update(derived)
         return data

@@ -274,6 +274,8 @@ class EvalReport:
     failed: int = attrs.field(init=False)
     errored: int = attrs.field(init=False)
     skipped: int = attrs.field(init=False)
+    #: The cases' JSON-ready dicts, made once: every report writer of a run reads the same ones.
+    _case_dicts: list[dict[str, Any]] | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         counts = dict.fromkeys(STATUSES, 0)
@@ -316,8 +318,22 @@ class EvalReport:
         """Token usage summed over every evaluation that reported ``usage``."""
         return sum_usage(e.metadata.get("usage") for r in self.cases for e in r.evaluations)
 
+    def case_dicts(self) -> list[dict[str, Any]]:
+        """Each case as :meth:`EvalResult.to_dict` writes it, worked out once per report (do not change them)."""
+        if self._case_dicts is None:
+            object.__setattr__(self, "_case_dicts", [case.to_dict() for case in self.cases])
+        assert self._case_dicts is not None
+        return self._case_dicts
+
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of the whole report; :meth:`from_dict` loads it back."""
+        """A JSON-ready dict of the whole report; :meth:`from_dict` loads it back.
+
+        Its ``cases`` are :meth:`case_dicts`, shared by every call: copy one before changing it.
+        """
+        return {**self.summary_dict(), "cases": self.case_dicts()}
+
+    def summary_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` without the cases: the counts, the statistics and the run's facts."""
         counts = {
             "format": REPORT_FORMAT,
             "version": REPORT_VERSION,
@@ -330,13 +346,13 @@ class EvalReport:
             "usage": self.usage,
             "stats": self.stats,
         }
-        return codec_of(EvalReport).to_dict(self, counts)
+        return codec_of(EvalReport).to_dict(self, counts, skip=("cases",))
 
     def to_json(self, *, indent: int | None = 2) -> str:
-        """The report as a JSON document."""
-        import json
+        """The report as a JSON document (indented by two spaces, or compact with ``indent=None``)."""
+        from agent_eval._json import dumps
 
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        return dumps(self.to_dict(), indent=indent is not None)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalReport:
