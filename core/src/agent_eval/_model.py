@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
@@ -180,6 +182,14 @@ class Attempt:
         return attempt
 
 
+#: Each live result's JSON-ready dict, by ``id``, with a weak reference that forgets it with the result.
+_written: dict[int, tuple[weakref.ref[Any], dict[str, Any]]] = {}
+
+
+def _forget(key: int, _: Any) -> None:
+    _written.pop(key, None)
+
+
 @attrs.frozen
 class EvalResult:
     """The outcome of one case: the agent's output and every evaluation of it.
@@ -242,11 +252,18 @@ class EvalResult:
         return [attempt.status == "passed" for attempt in self.attempts if attempt.status != "skipped"]
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of this result."""
+        """A JSON-ready dict of this result (made once per result: do not change it; copy it)."""
+        key = id(self)
+        known = _written.get(key)
+        if known is not None and known[0]() is self:
+            return known[1]
         derived: dict[str, Any] = {"passed": self.passed}
         if self.attempts:
             derived.update(pass_fraction=self.pass_fraction, flaky=self.flaky)
-        return codec_of(EvalResult).to_dict(self, derived)
+        data = codec_of(EvalResult).to_dict(self, derived)
+        # a run writes each result several times (its --jsonl line, the JSON report, the history, the page)
+        _written[key] = (weakref.ref(self, functools.partial(_forget, key)), data)
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalResult:
