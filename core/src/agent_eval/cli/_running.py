@@ -29,10 +29,14 @@ from agent_eval.cli._common import (
     EXIT_INTERRUPTED,
     UsageProblem,
     check_targets,
+    collect_now_and_then,
     describe_os_error,
     exit_code,
+    phase,
     warn,
+    write_phases,
     write_reports,
+    young_garbage_only,
 )
 
 
@@ -65,9 +69,18 @@ class RunOptions:
 
 def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int:
     """Run a suite file as the CLI does and return the exit code."""
+    try:
+        with young_garbage_only():
+            return _execute(suite_path, agent_ref, options)
+    finally:
+        write_phases()
+
+
+def _execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int:
     check_targets([*_reports(options), ("--jsonl", options.jsonl_path, "jsonl")])
     registry = get_registry()
-    suite = _load(suite_path, registry)
+    with phase("load"):
+        suite = _load(suite_path, registry)
     selected = _select(suite, options.filters)
     positions = _shard_positions(suite, selected, options.shard)
     taken = _taken(suite, positions, options)
@@ -90,8 +103,10 @@ def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int
             if stream is not None:
                 stream.case(index_of[to_run[index]], result)
             advance()
+            collect_now_and_then()
 
-        report = run_plan(plan, executor, on_result=on_result)
+        with phase("run"):
+            report = run_plan(plan, executor, on_result=on_result)
     if taken:
         report = _joined(report, suite, positions, taken)
     report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
@@ -238,8 +253,10 @@ def _finish(report: EvalReport, suite: SuiteFile, options: RunOptions, stream: A
     if stream is not None:
         stream.finish(report)
     bar = _bar(options, suite)
-    print_report(report, quiet=options.quiet, strict=options.strict, bar=bar, verbose=options.verbose)
-    _record(report, options)  # first: a report path that cannot be written must not lose the run
+    with phase("console"):
+        print_report(report, quiet=options.quiet, strict=options.strict, bar=bar, verbose=options.verbose)
+    with phase("history"):
+        _record(report, options)  # first: a report path that cannot be written must not lose the run
     written, failed = write_reports(report, _reports(options))
     _github_summary(report)
     if stream is not None:
