@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
@@ -335,6 +336,16 @@ class EvalReport:
         """Token usage summed over every evaluation that reported ``usage``."""
         return sum_usage(e.metadata.get("usage") for r in self.cases for e in r.evaluations)
 
+    @property
+    def agent_usage(self) -> Usage | None:
+        """The agents' token usage summed over the cases (a repeated case's sums its attempts); None if none had one."""
+        return total_usage(result.usage for result in self.cases)
+
+    @property
+    def cost_usd(self) -> float | None:
+        """What the agents' work cost in US dollars, summed over the cases; None when no case reported a cost."""
+        return total_cost(result.cost_usd for result in self.cases)
+
     def case_dicts(self) -> list[dict[str, Any]]:
         """Each case as :meth:`EvalResult.to_dict` writes it, worked out once per report (do not change them)."""
         if self._case_dicts is None:
@@ -351,6 +362,7 @@ class EvalReport:
 
     def summary_dict(self) -> dict[str, Any]:
         """:meth:`to_dict` without the cases: the counts, the statistics and the run's facts."""
+        agent_usage = self.agent_usage
         counts = {
             "format": REPORT_FORMAT,
             "version": REPORT_VERSION,
@@ -361,6 +373,8 @@ class EvalReport:
             "total": self.total,
             "pass_rate": self.pass_rate,
             "usage": self.usage,
+            "agent_usage": None if agent_usage is None else agent_usage.to_dict(),
+            "cost_usd": self.cost_usd,
             "stats": self.stats,
         }
         return codec_of(EvalReport).to_dict(self, counts, skip=("cases",))
@@ -400,6 +414,29 @@ class EvalReport:
 
 
 _MAX_COUNT = 2**63
+
+
+def total_usage(usages: Iterable[Usage | None]) -> Usage | None:
+    """The sum of the usages given; None when every one is None."""
+    found = [usage for usage in usages if usage is not None]
+    if not found:
+        return None
+    # what a report read back holds was checked to be whole numbers; sum them as such
+    return Usage(sum(usage.input_tokens for usage in found), sum(usage.output_tokens for usage in found))
+
+
+def total_cost(costs: Iterable[float | None]) -> float | None:
+    """The sum of the costs given (infinite and NaN ones left out); None when none is a number."""
+    import math
+
+    found = [float(cost) for cost in costs if cost is not None and _finite(cost)]
+    total = math.fsum(found) if found else None
+    return total if total is None or math.isfinite(total) else None
+
+
+def _finite(value: float) -> bool:
+    # False for NaN, the infinities and ints too big for a float (the comparison is exact, never raising)
+    return isinstance(value, int | float) and not isinstance(value, bool) and abs(value) <= sys.float_info.max
 
 
 def sum_usage(usages: Iterable[Mapping[str, Any] | None]) -> dict[str, int]:
