@@ -206,7 +206,8 @@ class _CaseReader:
             message = f"a case is a mapping with 'name', 'input', 'evaluators'; got {kind_of(data)}"
             self.problems.add(place, message)
             return None
-        label = f"case {data['name']!r}" if isinstance(data.get("name"), str) else f"case #{index + 1}"
+        named = isinstance(data.get("name"), str) and data["name"].strip()
+        label = f"case {data['name']!r}" if named else f"case #{index + 1}"
         count = len(self.problems.lines)
         for key in data:
             if key not in CASE_KEYS:
