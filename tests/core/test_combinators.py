@@ -175,6 +175,21 @@ def test_members_usage_is_kept_so_the_report_counts_judge_tokens() -> None:
     assert report.usage == {"input_tokens": 20, "output_tokens": 4}
 
 
+def test_tokens_spent_by_members_count_when_another_member_errors() -> None:
+    def judge(output: str) -> Verdict:
+        return Verdict(True, metadata={"usage": {"input_tokens": 10}})
+
+    class Failed(Exception):
+        metadata = {"usage": {"input_tokens": 5}}  # noqa: RUF012
+
+    def failing_judge(output: str) -> bool:
+        raise Failed("the judge answered garbage")
+
+    report = EvalSuite(lambda q: "a", [Case("c", "q", evaluator=all_of(judge, failing_judge))]).run(print=False)
+    assert report.cases[0].status == "error"
+    assert report.usage == {"input_tokens": 15}
+
+
 def test_check_case_is_forwarded_to_the_members() -> None:
     with pytest.raises(SuiteError, match="all: any: same: no expected answer"):
         EvalSuite(lambda q: q, [Case("c", "q", evaluator=all_of(any_of(fake_plugin.same())))])

@@ -135,3 +135,20 @@ def test_init_refuses_when_a_file_stands_where_a_folder_must_be(tmp_path: Path) 
     assert refused.returncode == 2
     assert refused.stderr == "error: .github is a file, not a folder; nothing was written\n"
     assert sorted(path.name for path in tmp_path.iterdir()) == [".github"]
+
+
+def test_pytest_collects_the_starter_suite_one_test_per_case(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    run_cli("init", cwd=tmp_path)
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "3 passed" in ran.stdout

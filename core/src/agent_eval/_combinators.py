@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from agent_eval._calling import Call, callable_name, invoke, to_evaluation
@@ -87,7 +87,11 @@ class Combinator:
                 message = f"{evaluation.name} raised {evaluation.error}"
             else:  # it returned what an evaluator may not
                 message = f"{evaluation.name} {evaluation.error}"
-            failure = MemberError(message, dict(evaluation.metadata))
+            metadata = dict(evaluation.metadata)
+            usage = sum_usage(member.metadata.get("usage") for member, _ in graded)
+            if usage:  # what every member spent, the one that erred and the others
+                metadata["usage"] = usage
+            failure = MemberError(message, metadata)
             if error is None:
                 raise failure
             # with the member's own frames, so a report shows where the member raised
@@ -106,7 +110,7 @@ class Combinator:
             return Evaluation(call.name, "skipped", reason=skip.reason), None
         except Exception as error:
             facts = getattr(error, "metadata", None)
-            metadata = dict(facts) if isinstance(facts, dict) else {}
+            metadata = dict(facts) if isinstance(facts, Mapping) else {}
             return Evaluation(call.name, "error", error=describe_error(error), metadata=metadata), error
         return to_evaluation(call.name, value, 0.0), None
 
