@@ -467,3 +467,13 @@ def test_a_plugin_may_not_register_a_reserved_name() -> None:
     (broken,) = registry.broken
     assert "evaluator name 'any' is reserved" in broken.error
     assert "pass register(f, name='...')" in broken.error
+
+
+def test_agent_eval_run_refuses_a_bad_combinator_before_calling_the_agent(tmp_path: Path) -> None:
+    from helpers import run_cli
+
+    (tmp_path / "agents.py").write_text("def agent(q):\n    raise SystemExit('the agent was called')\n")
+    write(tmp_path, "agent: agents:agent\ncases:\n  - {name: c, input: q, evaluators: [{all: []}]}\n")
+    result = run_cli("run", "suite.yaml", "--no-history", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == "error: suite.yaml:3:44: case 'c': 'all' has no members; give it at least one evaluator\n"

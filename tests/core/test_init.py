@@ -68,6 +68,8 @@ def test_the_suite_passes_whichever_light_plugins_are_installed(tmp_path: Path, 
     entries = [*suite.get("evaluators", []), *(e for case in suite["cases"] for e in case.get("evaluators", []))]
     gone = {"contains": {"contains", "matches"}, "exact": {"exact_match"}}
     assert not evaluator_names(entries) & set().union(*(gone[name] for name in disabled.split(",")))
+    schema = json.loads((tmp_path / "agent-eval.schema.json").read_text(encoding="utf-8"))
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(suite)) == []
 
 
 def evaluator_names(entries: list[object]) -> set[str]:
