@@ -121,7 +121,7 @@ jobs:
 
 
 @click.command()
-@click.argument("folder", metavar="DIR", required=False, default=".", type=click.Path())
+@click.argument("folder", metavar="[DIR]", required=False, default=".", type=click.Path())
 def init(folder: str) -> None:
     """Write a starter suite, its agent, its JSON Schema and a CI workflow into DIR (default: here).
 
