@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import secrets
 import sqlite3
@@ -18,6 +17,7 @@ import attrs
 
 from agent_eval._errors import AgentEvalError
 from agent_eval._files import make_folder
+from agent_eval._json import dumps
 from agent_eval._model import EvalReport, EvalResult, Status
 
 #: Seconds a writer waits for another process's lock before giving up.
@@ -148,7 +148,7 @@ class History:
         """Store ``report`` and return its run id (the report's ``metadata["run_id"]`` when set)."""
         # the columns come from the JSON-ready data: its texts all encode (no lone surrogate is left)
         data = report.to_dict()
-        meta = data["metadata"]
+        meta = data["metadata"] = dict(data["metadata"])  # the report's own dicts stay as they are
         run_id = str(meta.get("run_id") or new_run_id())
         meta["run_id"] = run_id
         recorded_at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -168,7 +168,7 @@ class History:
             report.total_ms,
             int(report.interrupted),
             *_gate(report),
-            json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+            dumps(data),
         )
         with self._connect(create=True) as connection:
             try:

@@ -162,7 +162,7 @@ class LocalExecutor:
         slot[0] = case.name
         slot[1] = "agent"
         try:
-            output = await self._call_agent(case)
+            output = await self._call_agent(case, attempt)
         except _Timeout:
             return _errored(case, f"timed out after {self.timeout:g} s", start, calls)
         except BaseException as error:  # whatever the agent raised is its case's error, but a real cancel
@@ -201,7 +201,8 @@ class LocalExecutor:
         result = _assemble(case, output, evaluations, (time.perf_counter() - start) * 1000)
         return result if run is None else _with_run(result, run)
 
-    async def _call_agent(self, case: Case) -> Any:
+    async def _call_agent(self, case: Case, attempt: int) -> Any:
+        """What the agent answers to ``case`` (attempt ``attempt``), under the run's timeout."""
         agent = self.agent
         if self.timeout is None:
             return await self._invoke(agent, case.input)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
@@ -184,6 +186,14 @@ class Attempt:
         return attempt
 
 
+#: Each live result's JSON-ready dict, by ``id``, with a weak reference that forgets it with the result.
+_written: dict[int, tuple[weakref.ref[Any], dict[str, Any]]] = {}
+
+
+def _forget(key: int, _: Any) -> None:
+    _written.pop(key, None)
+
+
 @attrs.frozen
 class EvalResult:
     """The outcome of one case: the agent's output and every evaluation of it.
@@ -246,11 +256,18 @@ class EvalResult:
         return [attempt.status == "passed" for attempt in self.attempts if attempt.status != "skipped"]
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of this result."""
+        """A JSON-ready dict of this result (made once per result: do not change it; copy it)."""
+        key = id(self)
+        known = _written.get(key)
+        if known is not None and known[0]() is self:
+            return known[1]
         derived: dict[str, Any] = {"passed": self.passed}
         if self.attempts:
             derived.update(pass_fraction=self.pass_fraction, flaky=self.flaky)
-        return codec_of(EvalResult).to_dict(self, derived)
+        data = codec_of(EvalResult).to_dict(self, derived)
+        # a run writes each result several times (its --jsonl line, the JSON report, the history, the page)
+        _written[key] = (weakref.ref(self, functools.partial(_forget, key)), data)
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalResult:
@@ -278,6 +295,8 @@ class EvalReport:
     failed: int = attrs.field(init=False)
     errored: int = attrs.field(init=False)
     skipped: int = attrs.field(init=False)
+    #: The cases' JSON-ready dicts, made once: every report writer of a run reads the same ones.
+    _case_dicts: list[dict[str, Any]] | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         counts = dict.fromkeys(STATUSES, 0)
@@ -320,8 +339,22 @@ class EvalReport:
         """Token usage summed over every evaluation that reported ``usage``."""
         return sum_usage(e.metadata.get("usage") for r in self.cases for e in r.evaluations)
 
+    def case_dicts(self) -> list[dict[str, Any]]:
+        """Each case as :meth:`EvalResult.to_dict` writes it, worked out once per report (do not change them)."""
+        if self._case_dicts is None:
+            object.__setattr__(self, "_case_dicts", [case.to_dict() for case in self.cases])
+        assert self._case_dicts is not None
+        return self._case_dicts
+
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of the whole report; :meth:`from_dict` loads it back."""
+        """A JSON-ready dict of the whole report; :meth:`from_dict` loads it back.
+
+        Its ``cases`` are :meth:`case_dicts`, shared by every call: copy one before changing it.
+        """
+        return {**self.summary_dict(), "cases": self.case_dicts()}
+
+    def summary_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` without the cases: the counts, the statistics and the run's facts."""
         counts = {
             "format": REPORT_FORMAT,
             "version": REPORT_VERSION,
@@ -334,13 +367,13 @@ class EvalReport:
             "usage": self.usage,
             "stats": self.stats,
         }
-        return codec_of(EvalReport).to_dict(self, counts)
+        return codec_of(EvalReport).to_dict(self, counts, skip=("cases",))
 
     def to_json(self, *, indent: int | None = 2) -> str:
-        """The report as a JSON document."""
-        import json
+        """The report as a JSON document (indented by two spaces, or compact with ``indent=None``)."""
+        from agent_eval._json import dumps
 
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        return dumps(self.to_dict(), indent=indent is not None)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalReport:

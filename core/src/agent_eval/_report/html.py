@@ -94,7 +94,9 @@ def content_security_policy(script: str) -> str:
 
 def embed_json(data: Any) -> str:
     """``data`` as JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` left."""
-    return json.dumps(data, ensure_ascii=False).translate(_JSON_ESCAPES)
+    from agent_eval._json import dumps
+
+    return dumps(data).translate(_JSON_ESCAPES)
 
 
 def page_data(report: EvalReport) -> dict[str, Any]:

@@ -27,6 +27,49 @@ def read(path: str | Path) -> EvalReport:
     return EvalReport.from_json(read_text_file(path))
 
 
+def read_lines(path: str | Path) -> EvalReport:
+    """Load the cases a ``--jsonl`` stream holds, finished or not (a killed run leaves no summary line).
+
+    The run's facts come from the lines' ``run`` field; a case written twice (a run resumed into the
+    same file) counts once, as its last line has it.
+    """
+    from agent_eval._sourcemap import SourceError, load_json
+
+    text = read_text_file(path)
+    cases: dict[str, EvalResult] = {}
+    run: dict[str, Any] = {}
+    summary: dict[str, Any] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = load_json(line)
+        except SourceError as error:
+            if number == text.count("\n") + 1:
+                break  # the last line of a killed run may be cut short
+            raise ValueError(f"line {number}: {error.message}") from None
+        if not isinstance(record, dict):
+            raise ValueError(f"line {number}: expected an object, got {type(record).__name__}")
+        kind = record.get("type")
+        if isinstance(record.get("run"), dict):
+            run = record["run"]
+        if kind == "case":
+            try:
+                result = EvalResult.from_dict(record)
+            except (ValueError, TypeError, KeyError) as error:
+                raise ValueError(f"line {number}: {error}") from None
+            cases[result.name] = result
+        elif kind == "summary":
+            summary = record
+    return EvalReport(
+        list(cases.values()),
+        name=summary.get("name") if isinstance(summary.get("name"), str) else run.get("suite"),
+        interrupted=not summary or bool(summary.get("interrupted")),
+        planned=summary.get("planned") if isinstance(summary.get("planned"), int) else None,
+        metadata=run,
+    )
+
+
 class CaseStream:
     """``--jsonl``: one line per case as it finishes, then one summary line."""
 
@@ -43,8 +86,7 @@ class CaseStream:
 
     def finish(self, report: EvalReport) -> None:
         """Append the run's summary line and close the file."""
-        summary = report.to_dict()
-        del summary["cases"]
+        summary = report.summary_dict()
         self._write({"type": "summary", "run": self._run, **summary})
         with contextlib.suppress(OSError):
             self._writer.close()

@@ -131,3 +131,35 @@ def exit_code(rate_code: int, written: int, failed: int) -> int:
         click.echo("error: none of the reports asked for could be written (see the warnings above)", err=True)
         return EXIT_INTERNAL
     return rate_code
+
+
+def load_run(ref: str, history_path: str | None, *, lines: bool = True) -> EvalReport:
+    """The run ``ref`` names: a JSON report file, a ``--jsonl`` file (with ``lines``), or a run id /
+    prefix / ``latest`` / ``latest~K`` in the history. One-line errors, exit 2."""
+    import os.path
+    from pathlib import Path
+
+    candidate = Path(ref)
+    suffix = candidate.suffix.lower()
+    named_file = suffix in (".json", ".jsonl") or "/" in ref or os.sep in ref
+    # Whatever stands at a path that names a file is read (a FIFO is refused, not taken for a run id);
+    # a folder that happens to be called like a run (latest, 2026) is not.
+    if os.path.lexists(ref) and (named_file or not candidate.is_dir()):
+        from agent_eval._errors import FileReadError
+        from agent_eval._report.json import read, read_lines
+
+        reader = read_lines if lines and suffix in (".jsonl", ".ndjson") else read
+        try:
+            return reader(candidate)
+        except FileReadError as error:
+            raise UsageProblem(f"{error}; give a JSON report written by `run --json`, or a run id") from None
+        except ValueError as error:
+            raise UsageProblem(f"{ref}: {error}; write reports with `agent-eval run --json`") from None
+    if named_file:
+        raise UsageProblem(f"{ref}: no such file; give a JSON report written by `run --json`, or a run id")
+    from agent_eval._history import History, HistoryError
+
+    try:
+        return History(history_path or DEFAULT_HISTORY).load(ref).report
+    except HistoryError as error:
+        raise UsageProblem(str(error)) from None

@@ -18,6 +18,7 @@ from agent_eval.cli._common import (
     UsageProblem,
     check_targets,
     exit_code,
+    load_run,
     write_reports,
 )
 
@@ -131,27 +132,7 @@ def _call(action: Any) -> Any:
 
 def _report(ref: str, history_path: str | None) -> EvalReport:
     """A report from a JSON file when ``ref`` names one, else from the history."""
-    import os.path
-    from pathlib import Path
-
-    candidate = Path(ref)
-    named_file = candidate.suffix.lower() in (".json", ".jsonl") or "/" in ref or os.sep in ref
-    # Whatever stands at a path that names a file is read (a FIFO is refused, not taken for a run id);
-    # a folder that happens to be called like a run (latest, 2026) is not.
-    if os.path.lexists(ref) and (named_file or not candidate.is_dir()):
-        from agent_eval._errors import FileReadError
-        from agent_eval._report.json import read
-
-        try:
-            return read(candidate)
-        except FileReadError as error:
-            raise UsageProblem(f"{error}; give a JSON report written by `run --json`, or a run id") from None
-        except ValueError as error:
-            raise UsageProblem(f"{ref}: {error}; write reports with `agent-eval run --json`") from None
-    if named_file:
-        raise UsageProblem(f"{ref}: no such file; give a JSON report written by `run --json`, or a run id")
-    history = _history(history_path)
-    return _call(lambda: history.load(ref)).report  # type: ignore[no-any-return]
+    return load_run(ref, history_path, lines=False)
 
 
 def _console() -> Console:
