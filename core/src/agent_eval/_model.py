@@ -53,6 +53,10 @@ class Case:
     location: str | None = attrs.field(default=None, kw_only=True)
     #: A stable digest of the case as written in its file (name, input, expected, evaluator entries).
     fingerprint: str | None = attrs.field(default=None, kw_only=True)
+    #: The weight of each of :attr:`all_evaluators` in the case's score, in order (empty: each weighs 1).
+    weights: tuple[float, ...] = attrs.field(default=(), converter=tuple_of, kw_only=True)
+    #: With a threshold the case passes when its weighted mean score reaches it and no evaluation errored.
+    threshold: float | None = attrs.field(default=None, kw_only=True)
 
     @property
     def all_evaluators(self) -> tuple[Any, ...]:

@@ -42,6 +42,10 @@ KNOWN_DISTRIBUTIONS = {
     },
 }
 
+#: The keys of a suite file's evaluator entries that are not evaluators (combinators, and ``weight``):
+#: no plugin may register an evaluator under one of them.
+RESERVED = ("all", "any", "not", "weight")
+
 HOW_TO_INSTALL = (
     "install an evaluator plugin, e.g. `pip install agent-eval-contains agent-eval-exact "
     "agent-eval-json agent-eval-judge agent-eval-trajectory`"
@@ -314,6 +318,11 @@ def _make_info(
     name = name or getattr(factory, "__name__", None)
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"evaluator name {name!r} must be an identifier; pass register(f, name='...')")
+    if name in RESERVED:
+        raise ValueError(
+            f"evaluator name {name!r} is reserved (suite files use {', '.join(RESERVED)} to combine and weigh "
+            "evaluators); pass register(f, name='...')"
+        )
     return EvaluatorInfo(name, factory, plugin, distribution, version)
 
 

@@ -36,7 +36,9 @@ def register_evaluators(register: Callable[..., Any]) -> None:
         parameters are the evaluator's options and which returns an evaluator:
         a callable ``(output)`` or ``(output, ctx)``, sync or async, returning
         ``bool`` or :class:`agent_eval.Verdict`. ``name`` defaults to
-        ``factory.__name__``; it is the key used in suite files. The first
+        ``factory.__name__``; it is the key used in suite files (``all``,
+        ``any``, ``not`` and ``weight`` are reserved there: registering one
+        raises ValueError). The first
         line of the factory's docstring is the description that
         ``agent-eval list-evaluators`` shows, and its signature gives the
         parameters (with their defaults) listed by ``--json``.

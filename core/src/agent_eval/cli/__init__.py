@@ -16,8 +16,10 @@ from agent_eval._version import __version__
 from agent_eval.cli._common import DEBUG_ENV, EXIT_INTERNAL, EXIT_INTERRUPTED, UsageProblem
 from agent_eval.cli.evaluators import list_evaluators
 from agent_eval.cli.history import compare, runs, show
+from agent_eval.cli.init import init
 from agent_eval.cli.merge import merge
 from agent_eval.cli.run import rescore, run
+from agent_eval.cli.schema import schema
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -26,7 +28,7 @@ def main() -> None:
     """Grade the answers of LLM agents against criteria."""
 
 
-for _command in (list_evaluators, run, rescore, runs, show, compare, merge):
+for _command in (list_evaluators, run, rescore, runs, show, compare, merge, schema, init):
     main.add_command(_command)
 
 
