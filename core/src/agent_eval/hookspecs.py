@@ -112,3 +112,36 @@ def register_executors(register: Callable[..., Any]) -> None:
         def register_executors(register):
             register(InOrder, name="in_order")
     """
+
+
+@hookspec
+def register_commands(register: Callable[..., Any]) -> None:
+    """Register the ``agent-eval`` subcommands this plugin provides.
+
+    Called when the command line is asked for a command that is not one of agent-eval's own (or for
+    the list of commands, ``agent-eval --help``): agent-eval's own commands start without loading any
+    plugin. ``agent-eval-judge`` registers ``calibrate`` and ``review`` this way.
+
+    :param register:
+        ``register(command)``. ``command`` is a ``click.Command`` (``@click.command()``); its name is
+        the subcommand's. A name agent-eval already uses, or that another plugin registered first, is
+        refused with a warning naming both.
+
+    Keep the plugin module cheap to import: define the command in a module of its own and import it
+    inside ``register_commands``, and import heavy libraries inside the command.
+
+    Example::
+
+        import click
+        from agent_eval import hookimpl
+
+        @click.command()
+        @click.argument("name")
+        def hello(name):
+            \"\"\"Say hello.\"\"\"
+            click.echo(f"hello {name}")
+
+        @hookimpl
+        def register_commands(register):
+            register(hello)
+    """
