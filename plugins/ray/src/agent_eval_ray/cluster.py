@@ -18,6 +18,8 @@ from agent_eval_ray.options import RayOptions
 
 #: The local Ray's object store: results are small dicts (Ray sends them inline, not through the store).
 LOCAL_OBJECT_STORE_BYTES = 128 * 1024 * 1024
+#: Ray's own log level during a run: its errors, not its notices.
+QUIET = logging.ERROR
 
 
 @attrs.define
@@ -59,9 +61,12 @@ def connect(options: RayOptions, concurrency: int) -> Connection:
     settings: dict[str, Any] = {}
     if options.working_dir is not None:
         settings["runtime_env"] = {"working_dir": options.working_dir}
+    # Ray's logger at the run's level from the start: ray.init warns before it applies logging_level (the
+    # run connects from a thread, where Ray cannot set its SIGTERM handler; the run has its own)
+    logging.getLogger("ray").setLevel(QUIET)
     try:
         if address is not None:
-            ray.init(address=address, logging_level=logging.WARNING, **settings)
+            ray.init(address=address, logging_level=QUIET, **settings)
         else:
             # a Ray started for one run reports no usage statistics unless asked to
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -70,7 +75,7 @@ def connect(options: RayOptions, concurrency: int) -> Connection:
                 num_cpus=options.workers or max(1, min(concurrency, os.cpu_count() or 1)),
                 include_dashboard=False,
                 object_store_memory=LOCAL_OBJECT_STORE_BYTES,
-                logging_level=logging.ERROR,
+                logging_level=QUIET,
                 **settings,
             )
     except Exception as error:  # Ray raises ConnectionError, RuntimeError, ValueError... for the same mistake
