@@ -45,7 +45,7 @@ def test_options_from_the_command_line_arrive_as_text_and_are_converted() -> Non
         ({"batch_size": 0}, "batch_size must be a whole number of at least 1, got 0"),
         ({"batch_size": "eight"}, "batch_size must be a whole number of at least 1, got 'eight'"),
         ({"workers": True}, "workers must be a whole number of at least 1, got True"),
-        ({"ray_address": ""}, "ray_address must be a Ray address such as 'ray://head:10001' or 'head:6379', got ''"),
+        ({"ray_address": ""}, "ray_address must be a Ray address such as 'head:6379' (the head node's GCS), got ''"),
         ({"working_dir": "/no/such/folder"}, "working_dir must be an existing folder, got '/no/such/folder'"),
     ],
 )

@@ -16,7 +16,7 @@ def _address(value: Any) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"ray_address must be a Ray address such as 'ray://head:10001' or 'head:6379', got {value!r}")
+        raise ValueError(f"ray_address must be a Ray address such as 'head:6379' (the head node's GCS), got {value!r}")
     return value.strip()
 
 
