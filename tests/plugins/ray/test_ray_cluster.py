@@ -348,3 +348,28 @@ def test_with_no_address_a_local_ray_is_started_for_the_run_and_shut_down(
         shutil.rmtree(temp, ignore_errors=True)
     assert [case.status for case in report.cases] == ["passed", "failed"]
     assert not ray.is_initialized()
+
+
+def test_an_address_that_does_not_answer_is_an_error_after_connect_timeout_and_ctrl_c_does_not_wait(
+    tmp_path: Path,
+) -> None:
+    cases = "- {name: first, input: hello, evaluators: [{contains: hello}]}\n"
+    project(tmp_path, cases, module="agents_unreachable")
+    # a port nothing listens on: Ray would retry it for minutes
+    command = [str(BIN / "agent-eval"), "run", "suite.yaml", "--no-history", "--json", "report.json"]
+    command += ["--executor", "ray", "--ray-address", "127.0.0.1:9", "--connect-timeout"]
+    started = time.monotonic()
+    done = subprocess.run([*command, "2"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert time.monotonic() - started < 30
+    assert done.returncode != 0
+    assert "no answer from the Ray cluster at '127.0.0.1:9' within 2 s (connect_timeout)" in done.stderr
+    with subprocess.Popen([*command, "600"], cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.PIPE) as run:
+        time.sleep(3.0)
+        run.send_signal(signal.SIGINT)
+        try:
+            run.communicate(timeout=20)
+        finally:
+            if run.poll() is None:
+                run.kill()
+    assert run.returncode == 130
+    assert json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))["interrupted"] is True

@@ -20,7 +20,8 @@ WORKER = {"node": "192.0.2.7", "id": "3f2a9c1b5d6e7f80aa", "pid": 4242}
 def test_the_plugin_registers_ray_as_an_executor_with_its_options() -> None:
     info = agent_eval.get_registry().executor("ray")
     assert info.distribution == "agent-eval-ray"
-    assert list(inspect.signature(info.factory).parameters) == ["ray_address", "batch_size", "workers", "working_dir"]
+    parameters = ["ray_address", "batch_size", "workers", "working_dir", "connect_timeout"]
+    assert list(inspect.signature(info.factory).parameters) == parameters
     assert info.description.startswith("Run the cases in batches on a Ray cluster")
     assert isinstance(info.factory(), agent_eval.Executor)
 
@@ -35,8 +36,8 @@ def test_importing_the_plugin_does_not_import_ray() -> None:
 
 
 def test_options_from_the_command_line_arrive_as_text_and_are_converted() -> None:
-    executor = ray(ray_address=" 10.0.0.5:6379 ", batch_size="8", workers="3")  # type: ignore[arg-type]
-    assert executor.options == RayOptions(ray_address="10.0.0.5:6379", batch_size=8, workers=3)
+    executor = ray(ray_address=" 10.0.0.5:6379 ", batch_size="8", workers="3", connect_timeout="2.5")  # type: ignore[arg-type]
+    assert executor.options == RayOptions(ray_address="10.0.0.5:6379", batch_size=8, workers=3, connect_timeout=2.5)
 
 
 @pytest.mark.parametrize(
@@ -47,6 +48,8 @@ def test_options_from_the_command_line_arrive_as_text_and_are_converted() -> Non
         ({"workers": True}, "workers must be a whole number of at least 1, got True"),
         ({"ray_address": ""}, "ray_address must be a Ray address such as 'head:6379' (the head node's GCS), got ''"),
         ({"working_dir": "/no/such/folder"}, "working_dir must be an existing folder, got '/no/such/folder'"),
+        ({"connect_timeout": "soon"}, "connect_timeout must be a positive number of seconds, got 'soon'"),
+        ({"connect_timeout": 0}, "connect_timeout must be a positive number of seconds, got 0"),
     ],
 )
 def test_a_bad_option_is_a_value_error_of_one_sentence(options: dict[str, object], message: str) -> None:

@@ -7,8 +7,10 @@ that already called ``ray.init`` keeps its connection: the run uses it and leave
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
+import threading
 from typing import Any
 
 import attrs
@@ -82,6 +84,42 @@ def connect(options: RayOptions, concurrency: int) -> Connection:
         where = f"the Ray cluster at {address!r}" if address else "a local Ray"
         raise AgentEvalError(f"cannot start the run on {where}: {describe_error(error)}") from None
     return Connection(cpus=_cpus(), owned=True, where=repr(address) if address else "a local Ray")
+
+
+def connecting(options: RayOptions, concurrency: int) -> asyncio.Future[Connection]:
+    """:func:`connect` in a thread of its own, as a future of this loop.
+
+    Joining a cluster can take seconds (starting a local Ray) or minutes (Ray retries an address that
+    does not answer), so a run that is stopped meanwhile does not wait for it: it cancels the future,
+    and the connection, when it comes, is closed at once. The thread is a daemon, so that a process
+    that ends meanwhile does not wait for it either.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Connection] = loop.create_future()
+
+    def hand_over(connection: Connection | None, error: BaseException | None) -> None:
+        if future.cancelled():
+            if connection is not None:
+                threading.Thread(target=connection.close, daemon=True).start()
+        elif error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(connection)  # type: ignore[arg-type]
+
+    def work() -> None:
+        connection, error = None, None
+        try:
+            connection = connect(options, concurrency)
+        except BaseException as raised:  # handed to the run, which raises it
+            error = raised
+        try:
+            loop.call_soon_threadsafe(hand_over, connection, error)
+        except RuntimeError:  # the run's loop is gone: nobody will use this connection
+            if connection is not None:
+                connection.close()
+
+    threading.Thread(target=work, name="agent-eval-ray-connect", daemon=True).start()
+    return future
 
 
 def _cpus() -> int:

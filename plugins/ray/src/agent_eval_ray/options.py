@@ -5,6 +5,8 @@ Options from the command line arrive as text (``--batch-size 8``), those from a 
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -38,6 +40,16 @@ def _workers(value: Any) -> int | None:
     return _whole("workers", value)
 
 
+def _seconds(value: Any) -> float:
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            value = float(value)
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"connect_timeout must be a positive number of seconds, got {value!r}")
+    return float(value)
+
+
 def _working_dir(value: Any) -> str | None:
     if value is None:
         return None
@@ -58,3 +70,5 @@ class RayOptions:
     workers: int | None = attrs.field(default=None, converter=_workers)
     #: A folder shipped to every worker as the job's ``runtime_env`` working directory (remote clusters).
     working_dir: str | None = attrs.field(default=None, converter=_working_dir)
+    #: Seconds to wait for the cluster to answer (or a local Ray to start) before the run gives up.
+    connect_timeout: float = attrs.field(default=120.0, converter=_seconds)
