@@ -1,4 +1,4 @@
-"""The agent-eval plugin: registers the ``ray`` executor. Ray itself is imported only when a run starts."""
+"""The agent-eval plugin: registers the ``ray`` executor; its code (and Ray) is imported only when used."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent_eval import hookimpl
-from agent_eval_ray.options import RayOptions
 
 if TYPE_CHECKING:
     from agent_eval_ray.executor import RayExecutor
@@ -27,6 +26,7 @@ def ray(
     ``connect_timeout``: seconds to wait for the cluster (or a local Ray) before giving up.
     """
     from agent_eval_ray.executor import RayExecutor
+    from agent_eval_ray.options import RayOptions
 
     options = RayOptions(
         ray_address=ray_address,
