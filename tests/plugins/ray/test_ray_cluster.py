@@ -329,25 +329,36 @@ def test_a_worker_that_cannot_rebuild_the_run_errors_every_case_of_its_batch_say
     assert "case 'first' is not case 1 as the run expects; the suite file changed since the run started" in error
 
 
-def test_with_no_address_a_local_ray_is_started_for_the_run_and_shut_down(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import ray
-
+def test_with_no_address_a_local_ray_is_started_for_the_run_and_shut_down(tmp_path: Path) -> None:
     cases = """\
     - {name: first, input: hello, evaluators: [{contains: hello}]}
     - {name: second, input: bye, evaluators: [{contains: hello}]}
     """
-    suite = project(tmp_path, cases, module="agents_local_ray")
-    monkeypatch.chdir(tmp_path)
+    project(tmp_path, cases, module="agents_local_ray")
     temp = tempfile.mkdtemp(prefix="aer-", dir="/tmp")  # short: Ray's socket paths go under it
-    monkeypatch.setenv("RAY_TMPDIR", temp)
     try:
-        report = run_plan(plan_of(suite, concurrency=2), RayExecutor())
+        # a process of its own: a local Ray that died under the run would take the test process with it
+        command = ["run", "suite.yaml", "--executor", "ray", "--concurrency", "2", "--no-history", "--json", "r.json"]
+        done = run_cli(*command, cwd=tmp_path, env={"RAY_TMPDIR": temp}, process=True, timeout=120)
+        assert done.returncode == 1, done.stdout + done.stderr
+        report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+        assert [case["status"] for case in report["cases"]] == ["passed", "failed"]
+        assert processes_under(temp) == []  # the local Ray stopped with the run
     finally:
         shutil.rmtree(temp, ignore_errors=True)
-    assert [case.status for case in report.cases] == ["passed", "failed"]
-    assert not ray.is_initialized()
+
+
+def processes_under(folder: str) -> list[str]:
+    """The command lines of the running processes that name ``folder`` (a Ray's temp folder)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if folder in line:
+            found.append(line)
+    return found
 
 
 def test_an_address_that_does_not_answer_is_an_error_after_connect_timeout_and_ctrl_c_does_not_wait(

@@ -86,40 +86,57 @@ def connect(options: RayOptions, concurrency: int) -> Connection:
     return Connection(cpus=_cpus(), owned=True, where=repr(address) if address else "a local Ray")
 
 
-def connecting(options: RayOptions, concurrency: int) -> asyncio.Future[Connection]:
-    """:func:`connect` in a thread of its own, as a future of this loop.
+class Link:
+    """A run's connection to Ray, made, held and closed by a thread of its own.
 
-    Joining a cluster can take seconds (starting a local Ray) or minutes (Ray retries an address that
-    does not answer), so a run that is stopped meanwhile does not wait for it: it cancels the future,
-    and the connection, when it comes, is closed at once. The thread is a daemon, so that a process
-    that ends meanwhile does not wait for it either.
+    Joining can take seconds (starting a local Ray) or minutes (Ray retries an address that does not
+    answer), so a run that is stopped meanwhile does not wait: it cancels :attr:`opened`, and the
+    connection, when it comes, is closed at once. The thread then stays until :meth:`close`: the
+    processes of a local Ray die with the thread that started them (Linux's parent-death signal is
+    per thread). It is a daemon, so that a process that ends meanwhile does not wait for it.
     """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Connection] = loop.create_future()
 
-    def hand_over(connection: Connection | None, error: BaseException | None) -> None:
-        if future.cancelled():
-            if connection is not None:
-                threading.Thread(target=connection.close, daemon=True).start()
-        elif error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(connection)  # type: ignore[arg-type]
+    def __init__(self, options: RayOptions, concurrency: int) -> None:
+        self._loop = asyncio.get_running_loop()
+        #: The connection, once made.
+        self.opened: asyncio.Future[Connection] = self._loop.create_future()
+        self._release = threading.Event()
+        self._thread = threading.Thread(
+            target=self._hold, args=(options, concurrency), name="agent-eval-ray", daemon=True
+        )
+        self._thread.start()
 
-    def work() -> None:
-        connection, error = None, None
+    async def close(self) -> None:
+        """Let go of the connection (a local Ray stops): waits for that, but never for a join still going on."""
+        made = self.opened.done() and not self.opened.cancelled() and self.opened.exception() is None
+        self.opened.cancel()
+        self._release.set()
+        if made:
+            await asyncio.to_thread(self._thread.join)
+
+    def _hold(self, options: RayOptions, concurrency: int) -> None:
         try:
             connection = connect(options, concurrency)
-        except BaseException as raised:  # handed to the run, which raises it
-            error = raised
-        try:
-            loop.call_soon_threadsafe(hand_over, connection, error)
-        except RuntimeError:  # the run's loop is gone: nobody will use this connection
-            if connection is not None:
-                connection.close()
+        except BaseException as error:  # handed to the run, which raises it
+            self._hand_over(None, error)
+            return
+        self._hand_over(connection, None)
+        self._release.wait()
+        connection.close()
 
-    threading.Thread(target=work, name="agent-eval-ray-connect", daemon=True).start()
-    return future
+    def _hand_over(self, connection: Connection | None, error: BaseException | None) -> None:
+        def give() -> None:
+            if self.opened.cancelled():
+                self._release.set()  # nobody waits for it any more: close it at once
+            elif error is not None:
+                self.opened.set_exception(error)
+            elif connection is not None:
+                self.opened.set_result(connection)
+
+        try:
+            self._loop.call_soon_threadsafe(give)
+        except RuntimeError:  # the run's loop is gone: nobody will use this connection
+            self._release.set()
 
 
 def _cpus() -> int:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from agent_eval import AgentEvalError, EvalResult, RunPlan
-from agent_eval_ray.cluster import Connection, address_of, connecting
+from agent_eval_ray.cluster import Connection, Link, address_of
 from agent_eval_ray.failures import errored, failure, not_rebuilt
 from agent_eval_ray.job import job_of
 from agent_eval_ray.options import RayOptions
@@ -34,34 +34,31 @@ class RayExecutor:
         #: The streams of the Ray tasks in flight, for cancelling them.
         self._streams: set[Any] = set()
         self._lanes: list[asyncio.Task[None]] = []
-        self._connecting: asyncio.Future[Connection] | None = None
+        self._link: Link | None = None
 
     async def execute(self, plan: RunPlan, emit: Emit) -> None:
         """Run every case of ``plan`` on Ray, calling ``emit(index, result)`` as each case finishes."""
         job = job_of(plan, self.options.working_dir).to_dict()
         if not plan.cases:
             return
-        connection = await self._connect(plan.settings.concurrency)
-        if connection is None:
-            return
+        self._link = Link(self.options, plan.settings.concurrency)
         try:
-            if not self.stopping:
+            connection = await self._connect(self._link)
+            if connection is not None and not self.stopping:
                 await self._run(plan, job, connection.cpus, emit)
         finally:
-            await asyncio.to_thread(connection.close)
+            await self._link.close()
 
-    async def _connect(self, concurrency: int) -> Connection | None:
-        """Join Ray; None when the run is stopped meanwhile (the connection is let go of when it comes)."""
-        self._connecting = connecting(self.options, concurrency)
+    async def _connect(self, link: Link) -> Connection | None:
+        """The link's connection; None when the run is stopped meanwhile."""
         timeout = self.options.connect_timeout
         try:
-            return await asyncio.wait_for(asyncio.shield(self._connecting), timeout)
+            return await asyncio.wait_for(asyncio.shield(link.opened), timeout)
         except asyncio.CancelledError:
             if self.stopping:
                 return None
             raise
         except TimeoutError:
-            self._connecting.cancel()
             address = address_of(self.options)
             where = f"the Ray cluster at {address!r}" if address else "a local Ray"
             raise AgentEvalError(
@@ -71,8 +68,8 @@ class RayExecutor:
     def stop(self) -> None:
         """Send no more batches and cancel the Ray tasks in flight (their workers are stopped at once)."""
         self.stopping = True
-        if self._connecting is not None:
-            self._connecting.cancel()
+        if self._link is not None:
+            self._link.opened.cancel()
         if self._streams:
             import ray
 
