@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import shutil
 import signal
@@ -16,6 +17,9 @@ from pathlib import Path
 import pytest
 
 RAY = Path(sys.executable).parent / "ray"
+_PR_SET_PDEATHSIG = 1
+#: Looked up here, not in the forked child, where taking an import lock could hang.
+_PRCTL = ctypes.CDLL(None).prctl if sys.platform.startswith("linux") else None
 #: Seconds the head may take to start on a busy two-core machine.
 START_TIMEOUT = 120
 
@@ -33,14 +37,28 @@ def ray_address() -> Iterator[str]:
     command = [str(RAY), "start", "--head", "--block", "--port=0", "--num-cpus=2", f"--temp-dir={temp}"]
     command += ["--include-dashboard=false", "--disable-usage-stats"]
     # --block keeps `ray start` as the parent of the cluster's processes, in a process group of its own:
-    # stopping it stops them, and the group is killed after, so nothing of the cluster outlives the module
-    head = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    # stopping it stops them, and the group is killed after, so nothing of the cluster outlives the module;
+    # and should this process die before its teardown, the kernel sends `ray start` SIGTERM all the same
+    head = subprocess.Popen(
+        command,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
+        start_new_session=True,
+        preexec_fn=_terminate_with_parent,
+    )
     try:
         yield _address(temp, head)
     finally:
         _stop(head)
         log.close()
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def _terminate_with_parent() -> None:
+    """In the child, before exec: SIGTERM when the process that started it dies (Linux's PR_SET_PDEATHSIG)."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _address(temp: Path, head: subprocess.Popen[bytes]) -> str:
