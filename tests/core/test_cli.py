@@ -128,7 +128,11 @@ def test_broken_plugin_is_reported_on_stderr_and_the_others_are_listed(project: 
     )
     result = cli(project, "list-evaluators", "--json")
     assert result.returncode == 0
-    assert [item["name"] for item in json.loads(result.stdout)] == ["has", "pattern_found", "same"]
+    assert [item["name"] for item in json.loads(result.stdout) if not item["broken"]] == [
+        "has",
+        "pattern_found",
+        "same",
+    ]
     assert result.stderr.strip() == "warning: plugin 'kaput' from kaput-evals 0.0.1 failed to load: RuntimeError: kaput"
 
 
@@ -178,9 +182,17 @@ def test_strict_counts_skipped_cases_as_failed(project: Path) -> None:
 
 
 def test_run_where_nothing_ran_exits_1(project: Path) -> None:
-    result = cli(project, "run", suite(project, "agent: agents_mod:agent\ncases: []\n"), "--no-history")
+    # every case skipped (none has an evaluator): nothing ran, pass rate 0.0
+    name = suite(project, "agent: agents_mod:agent\ncases:\n  - {name: a, input: hello}\n  - {name: b, input: x}\n")
+    result = cli(project, "run", name, "--no-history")
     assert result.returncode == 1
     assert "pass rate 0.0%" in result.stdout
+
+
+def test_suite_without_cases_is_a_suite_error(project: Path) -> None:
+    result = cli(project, "run", suite(project, "agent: agents_mod:agent\ncases: []\n"), "--no-history")
+    assert result.returncode == 2
+    assert result.stderr == "error: suite.yaml:2:8: suite has no cases; add at least one\n"
 
 
 def test_quiet_prints_only_the_summary(project: Path) -> None:
@@ -249,7 +261,7 @@ def test_agent_module_that_fails_to_import_is_one_line(project: Path) -> None:
 
 
 def test_suite_without_any_agent_says_how_to_give_one(project: Path) -> None:
-    result = cli(project, "run", suite(project, "cases: []\n"), "--no-history")
+    result = cli(project, "run", suite(project, "cases: [{name: a, input: hello}]\n"), "--no-history")
     assert result.returncode == 2
     assert "no agent to run; pass --agent MODULE:ATTR or set `agent:` in the suite" in result.stderr
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_eval._history import compare
+import pytest
+
+from agent_eval._history import HistoryError, compare
 from agent_eval._model import EvalReport, EvalResult
 
 
@@ -82,11 +84,14 @@ def test_identical_runs_are_unchanged() -> None:
     assert not result.regressed
 
 
-def test_repeated_names_are_matched_in_order() -> None:
-    base = report(case("same", "passed"), case("same", "passed"))
-    head = report(case("same", "passed"), case("same", "failed"))
-    result = compare(base, head)
-    assert [c.name for c in result.regressions] == ["same [2]"]
+def test_repeated_names_are_refused_naming_the_run_and_the_names() -> None:
+    # paired by name, a repeated name could hide a regression (it did when 'same [2]' was also a name)
+    base = report(case("same", "passed"), case("same", "passed"), case("same [2]", "failed"))
+    head = report(case("same", "passed"), case("same", "failed"), case("same [2]", "failed"))
+    with pytest.raises(HistoryError, match=r"^BASE holds more than one case named 'same' \(2 times\); "):
+        compare(base, head)
+    with pytest.raises(HistoryError, match=r"^head.json holds more than one case named 'same' \(2 times\)"):
+        compare(report(case("same", "passed")), head, labels=("base.json", "head.json"))
 
 
 def test_to_dict_holds_every_group_and_both_runs() -> None:

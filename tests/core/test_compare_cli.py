@@ -44,7 +44,7 @@ def test_a_regression_against_the_previous_run_is_shown_and_exits_1(project: Pro
     assert "Score changes (1)\n  grades  passed → passed  score 0.75 → 0.90 (+0.15)\n" in text
     assert "Added (1)\n  new case  passed  score 1.00\n" in text
     assert "Removed (1)\n  crashes  was error\n" in text
-    assert lines[-1] == "REGRESSED: 1 regressed · 1 newly passing · 1 score changes · 1 added · 1 removed"
+    assert lines[-1] == "REGRESSED: 1 regressed · 1 newly passing · 1 score change · 1 added · 1 removed"
 
 
 def test_json_report_files_can_be_compared_and_mixed_with_run_ids(project: Project) -> None:
@@ -65,7 +65,7 @@ def test_no_regression_exits_0_even_with_other_changes(project: Project) -> None
     project.cli("run", "suite.yaml")
     done = project.cli("compare", "latest~1", "latest")
     assert done.returncode == 0, done.stdout
-    assert done.stdout.splitlines()[-1] == "No regression: 1 newly passing · 1 score changes"
+    assert done.stdout.splitlines()[-1] == "No regression: 1 newly passing · 1 score change"
 
 
 def test_a_run_compared_with_itself_is_unchanged(project: Project) -> None:
@@ -112,11 +112,16 @@ def test_a_file_that_is_not_a_report_is_one_line_and_exit_2(project: Project) ->
     run(project, "base.json")
     (project.root / "other.json").write_text('{"hello": 1}')
     (project.root / "broken.json").write_text("{not json")
-    for name in ("other.json", "broken.json"):
+    expected = {
+        "other.json": "expected an object with a 'cases' list",
+        "broken.json": "invalid JSON at line 1, column 2: Expecting property name enclosed in double quotes",
+    }
+    for name, problem in expected.items():
         done = project.cli("compare", name, "latest")
         assert done.returncode == 2
-        assert done.stderr.startswith(f"error: {name}: not an agent-eval JSON report (")
-        assert len(done.stderr.strip().splitlines()) == 1
+        assert done.stderr == (
+            f"error: {name}: not an agent-eval report: {problem}; write reports with `agent-eval run --json`\n"
+        )
 
 
 def test_compare_reads_another_history_file(project: Project) -> None:

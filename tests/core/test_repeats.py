@@ -216,3 +216,27 @@ def test_the_command_takes_repeat_and_case_pass_rate_from_the_suite_and_the_opti
     assert strict.returncode == 1
     again = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))
     assert len(again["cases"][0]["attempts"]) == 2
+
+
+def test_the_summary_line_has_the_interval_and_with_repeats_pass_at_1_and_pass_hat_k() -> None:
+    from agent_eval._report.console import summary_line
+
+    once = run({f"c{i}": ["yes" if i < 8 else "no"] for i in range(10)})
+    assert "pass rate 80.0% (95% CI 49.0-94.3%)" in summary_line(once)
+    repeated = run({"a": ["yes", "yes", "no"], "b": ["yes", "yes", "yes"]}, case_pass_rate=0.5)
+    line = summary_line(repeated)
+    assert "pass rate 100.0% (95% CI " in line
+    assert "pass@1 83.3%" in line and "pass^3 50.0%" in line
+
+
+def test_a_repeated_case_shows_its_passed_attempts_in_place_of_pass_or_fail() -> None:
+    import io
+
+    from agent_eval._report.console import print_report
+
+    report = run({"a": ["yes", "no", "yes"], "b": ["yes", "yes", "yes"]})
+    out = io.StringIO()
+    print_report(report, file=out)
+    rows = [line for line in out.getvalue().splitlines() if line.startswith("│ a ") or line.startswith("│ b ")]
+    assert "2/3" in rows[0] and "FAIL" not in rows[0]
+    assert "3/3" in rows[1] and "PASS" not in rows[1]

@@ -114,7 +114,7 @@ def test_judge_models_and_token_usage_reach_every_report(project: Project) -> No
     assert properties["usage:total_tokens"] == "240"
     assert "240 judge tokens" in (project.root / "r.md").read_text(encoding="utf-8")
     page = (project.root / "r.html").read_text(encoding="utf-8")
-    assert "<b>240</b><span>judge tokens</span>" in page
+    assert "<b>240</b><span>Judge tokens</span>" in page
     assert "judge-a, judge-b" in page
 
 

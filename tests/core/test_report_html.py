@@ -121,8 +121,8 @@ def test_counts_pass_rate_and_verdict_are_in_the_summary() -> None:
     page = collect(html.render(hostile_report(total_ms=1500)))
     visible = " ".join(" ".join(page.text).split())
     assert "BELOW THE BAR" in visible
-    assert "50.0% pass rate · bar 100%" in visible
-    assert "1 Passed 1 Failed 0 Errors 0 Skipped 1.50 s time" in visible
+    assert "50.0% Pass rate · bar 100%" in visible
+    assert "1 Passed 1 Failed 0 Errors 0 Skipped 1.50 s Time" in visible
 
 
 def test_a_run_at_or_above_its_bar_is_marked_passed() -> None:

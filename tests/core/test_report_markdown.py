@@ -33,21 +33,21 @@ def test_heading_and_counts_row_show_the_outcome_against_the_bar() -> None:
     assert lines[2:5] == [
         "| Passed | Failed | Errors | Skipped | Pass rate | Bar | Time |",
         "|---:|---:|---:|---:|---:|---:|---:|",
-        "| 1 | 1 | 1 | 1 | 33.3% | 30% met | 1.50 s |",
+        "| 1 | 1 | 1 | 1 | 33.3% (95% CI 6.1-79.2%) | 30% met | 1.50 s |",
     ]
 
 
 def test_below_the_bar_is_marked_as_failing() -> None:
     lines = markdown.render(sample(min_pass_rate=0.9)).splitlines()
     assert lines[0] == "### ❌ agent-eval: warranty — 1 of 4 passed"
-    assert lines[4] == "| 1 | 1 | 1 | 1 | 33.3% | 90% **not met** | 1.50 s |"
+    assert lines[4] == "| 1 | 1 | 1 | 1 | 33.3% (95% CI 6.1-79.2%) | 90% **not met** | 1.50 s |"
 
 
 def test_without_a_recorded_bar_the_default_of_100_percent_applies() -> None:
     report = EvalReport([case("a", "passed")], name="s")
     lines = markdown.render(report).splitlines()
     assert lines[0] == "### ✅ agent-eval: s — 1 of 1 passed"
-    assert lines[4] == "| 1 | 0 | 0 | 0 | 100.0% | 100% met | 0.00 ms |"
+    assert lines[4] == "| 1 | 0 | 0 | 0 | 100.0% (95% CI 20.7-100.0%) | 100% met | 0.00 ms |"
 
 
 def test_strict_runs_count_skipped_cases_in_the_rate() -> None:
@@ -75,7 +75,8 @@ def test_agent_text_cannot_break_the_table_or_inject_html() -> None:
     text = markdown.render(EvalReport([case("x|y", "failed", reason=reason)]))
     row = next(line for line in text.splitlines() if line.startswith("| x"))
     assert row == (
-        "| x\\|y | FAIL |  | a \\| b new line &lt;img src=x onerror=alert(1)&gt; \\*\\*bold\\*\\* "
+        # the newline is shown as the escape \n (its backslash escaped for Markdown): one line per row
+        "| x\\|y | FAIL |  | a \\| b\\\\nnew line &lt;img src=x onerror=alert(1)&gt; \\*\\*bold\\*\\* "
         "\\[link\\](http://x) \\`code\\` &amp; \\~strike\\~ \\_em\\_ |"
     )
     assert "<img" not in text

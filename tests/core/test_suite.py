@@ -237,7 +237,7 @@ def test_jsonl_errors_point_at_their_line(tmp_path: Path) -> None:
     ("name", "content", "fragment"),
     [
         ("s.txt", "", "unknown suite file type '.txt'"),
-        ("missing.yaml", None, "no such file"),
+        ("missing.yaml", None, "does not exist"),
         ("s.yaml", "- 1\n- 2\n", "a case is a mapping"),
         ("s.yaml", "just text\n", "a suite file holds a mapping with 'cases'"),
         ("s.yaml", "name: x\n", "missing 'cases'"),

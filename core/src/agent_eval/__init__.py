@@ -10,6 +10,7 @@ from agent_eval._errors import (
     AgentReferenceError,
     AmbiguousEvaluator,
     EvaluatorNotFound,
+    FileReadError,
     PluginLoadError,
     Skip,
     SuiteError,
@@ -19,8 +20,10 @@ from agent_eval.hookspecs import hookimpl, hookspec
 
 if TYPE_CHECKING:
     from agent_eval._agent_run import AgentRun, ToolCall, Usage
+    from agent_eval._asserts import assert_passes
     from agent_eval._calling import callable_name, invoke
     from agent_eval._execution import Executor, RunPlan, RunSettings
+    from agent_eval._files import read_text_file
     from agent_eval._model import (
         AgentContext,
         Case,
@@ -52,6 +55,7 @@ __all__ = [
     "EvaluatorContext",
     "EvaluatorNotFound",
     "Executor",
+    "FileReadError",
     "PluginLoadError",
     "RunPlan",
     "RunSettings",
@@ -63,6 +67,7 @@ __all__ = [
     "Verdict",
     "__version__",
     "as_text",
+    "assert_passes",
     "callable_name",
     "describe_error",
     "get_registry",
@@ -71,6 +76,7 @@ __all__ = [
     "invoke",
     "load_agent",
     "load_suite",
+    "read_text_file",
     "record_tool_call",
     "registry_of",
     "resolve_path",
@@ -91,6 +97,7 @@ _LAZY = {
     "Verdict": "agent_eval._model",
     "EvalSuite": "agent_eval._runner",
     "as_text": "agent_eval._text",
+    "assert_passes": "agent_eval._asserts",
     "resolve_path": "agent_eval._paths",
     "describe_error": "agent_eval._text",
     "short_repr": "agent_eval._text",
@@ -109,6 +116,7 @@ _LAZY = {
     "load_suite": "agent_eval._suite",
     "record_tool_call": "agent_eval._recording",
     "tool": "agent_eval._recording",
+    "read_text_file": "agent_eval._files",
     "SuiteFile": "agent_eval._suite",
 }
 

@@ -9,8 +9,7 @@ from typing import Any
 from agent_eval._calling import NamedEvaluator, callable_name
 from agent_eval._errors import AgentEvalError, did_you_mean
 from agent_eval._plugins import Registry
-from agent_eval._sources import kind_of
-from agent_eval._text import describe_error, short_repr
+from agent_eval._text import describe_error, kind_of, short_repr
 
 
 class EvaluatorBuilder:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -29,6 +29,21 @@ def takes_context(func: Callable[..., Any]) -> bool:
         if parameter.kind in _POSITIONAL:
             count += 1
     return count >= 2
+
+
+def agent_problem(func: Callable[..., Any]) -> str | None:
+    """Why ``func`` cannot be called as an agent is (``agent(input, ctx)`` or ``agent(input)``), or None."""
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError):  # no signature to read (some builtins): it is tried when called
+        return None
+    arguments = ("input", "ctx") if takes_context(func) else ("input",)
+    try:
+        signature.bind(*arguments)
+    except TypeError:
+        shown = short_repr(str(signature), 80).strip("'")
+        return f"takes {shown}; an agent takes (input, ctx) or (input)"
+    return None
 
 
 def is_async(func: Callable[..., Any]) -> bool:
@@ -139,16 +154,24 @@ def to_evaluation(name: str, value: Any, duration_ms: float) -> Evaluation:
 
 
 def _verdict_problem(verdict: Verdict) -> str | None:
+    """What is wrong with a Verdict an evaluator returned, or None: each field is checked for its type."""
     passed: Any = verdict.passed
     if not isinstance(passed, bool):
         return f"returned Verdict(passed={short_repr(passed)}); passed must be a bool"
+    reason: Any = verdict.reason
+    if reason is not None and not isinstance(reason, str):
+        return f"returned Verdict(reason={short_repr(reason)}); reason must be a string or None"
+    metadata: Any = verdict.metadata
+    if not isinstance(metadata, Mapping):
+        return f"returned Verdict(metadata={short_repr(metadata)}); metadata must be a mapping"
     score: Any = verdict.score
     if score is None:
         return None
-    if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
+    number = isinstance(score, int | float) and not isinstance(score, bool)
+    if not number or (isinstance(score, float) and not math.isfinite(score)):
         return f"returned Verdict(score={short_repr(score)}); score must be a number from 0 to 1"
-    if not 0.0 <= score <= 1.0:
-        return f"returned Verdict(score={score!r}); score must be from 0 to 1"
+    if not 0 <= score <= 1:  # compared as they are: an int too big for a float still compares
+        return f"returned Verdict(score={short_repr(score)}); score must be from 0 to 1"
     return None
 
 

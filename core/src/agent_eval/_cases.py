@@ -7,13 +7,13 @@ checked once is never checked again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from agent_eval._calling import callable_name
 from agent_eval._errors import AgentEvalError, SuiteError
 from agent_eval._model import Case
-from agent_eval._text import describe_error, short_repr
+from agent_eval._text import describe_error, kind_of, short_repr
 
 #: The keys of a case, in Python (a dict) and in suite files alike.
 CASE_KEYS = ("name", "input", "expected", "evaluator", "evaluators", "metadata")
@@ -48,6 +48,13 @@ def name_problem(name: Any) -> str | None:
     return f"the case name must be a non-empty string, got {short_repr(name)}"
 
 
+def metadata_problem(metadata: Any) -> str | None:
+    """What is wrong with ``metadata`` as a case's metadata (None, or a mapping), or None."""
+    if metadata is None or isinstance(metadata, Mapping):
+        return None
+    return f"'metadata' must be a mapping, got {kind_of(metadata)}"
+
+
 def evaluator_problem(evaluator: Any, case: Case) -> str | None:
     """What is wrong with using ``evaluator`` on ``case`` (its own ``check_case`` says), or None."""
     if not callable(evaluator):
@@ -69,26 +76,22 @@ class Checker:
 
     def __init__(self) -> None:
         self.problems: list[str] = []
-        #: Where each name was first seen.
-        self.first_seen: dict[str, str] = {}
+        #: Where each name was first seen (or how to find out: working out a place can cost).
+        self.first_seen: dict[str, str | Callable[[], str]] = {}
 
-    def duplicate(self, name: str, where: str) -> str | None:
+    def duplicate(self, name: str, where: str | Callable[[], str]) -> str | None:
         """The problem when ``name`` was seen before, else None (and ``name`` is remembered here)."""
         first = self.first_seen.get(name)
         if first is None:
             self.first_seen[name] = where
             return None
-        return f"duplicate case name {name!r} (first at {first}); names must be unique"
+        shown = first() if callable(first) else first
+        return f"duplicate case name {name!r} (first at {shown}); names must be unique"
 
-    def evaluators(self, case: Case, label: str, where: str) -> bool:
-        """Check every evaluator of ``case`` against it; True when none objects."""
-        clean = True
-        for evaluator in case.all_evaluators:
-            problem = evaluator_problem(evaluator, case)
-            if problem:
-                self.problems.append(f"{where}: {label}: {problem}")
-                clean = False
-        return clean
+    def evaluator_problems(self, case: Case) -> list[str]:
+        """What each evaluator of ``case`` objects to (nothing when all accept it)."""
+        found = (evaluator_problem(evaluator, case) for evaluator in case.all_evaluators)
+        return [problem for problem in found if problem]
 
 
 def coerce(value: Case | Mapping[str, Any], index: int = 0) -> Case:
@@ -109,7 +112,7 @@ def coerce(value: Case | Mapping[str, Any], index: int = 0) -> Case:
         expected=value.get("expected"),
         evaluator=value.get("evaluator"),
         evaluators=value.get("evaluators") or (),
-        metadata=value.get("metadata") or {},
+        metadata={} if value.get("metadata") is None else value["metadata"],
     )
 
 
@@ -127,7 +130,11 @@ def check_cases(cases: Iterable[Case | Mapping[str, Any]]) -> Cases:
             problem = checker.duplicate(case.name, where)
         if problem is not None:
             checker.problems.append(f"{where}: {problem}")
-        checker.evaluators(case, f"case {case.name!r}", where)
+        problem = metadata_problem(case.metadata)
+        if problem is not None:
+            checker.problems.append(f"{where}: case {case.name!r}: {problem}")
+        label = f"case {case.name!r}"
+        checker.problems.extend(f"{where}: {label}: {found}" for found in checker.evaluator_problems(case))
         built.append(case)
     if checker.problems:
         raise SuiteError(checker.problems)

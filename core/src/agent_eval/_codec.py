@@ -1,18 +1,36 @@
 """Records to JSON-ready dicts and back, from one description: the attrs fields of the record.
 
-A field's ``metadata`` says how its value travels: :data:`ANY` (any Python value, made JSON-safe on
-the way out by :func:`jsonable`), :func:`records` (a tuple of records of another class), or nothing (a
-plain JSON value as it is). A record class may add read-only keys to what it writes (``passed``,
-counts) through ``_derived``: they are written, never read back.
+A field's ``metadata`` says how its value travels: :data:`ANY` (any Python value), :func:`records` (a
+tuple of records of another class), or nothing (a plain JSON value). Every value but records is written
+through :func:`jsonable`, so a report always encodes, whatever its values hold. A record class may add
+read-only keys to what it writes (``passed``, counts) through ``_derived``: they are written, never read
+back.
+
+Reading checks each value against its field's annotation (``str``, ``float | None``, a ``Literal``, a
+mapping), so a file that holds ``"score": "high"`` is refused with the field's path instead of
+becoming a record that breaks whatever uses it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import re
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from typing import Any
 
 import attrs
+
+from agent_eval._text import describe_error, int_text, kind_of, short_repr, text_of
+
+
+class InvalidRecord(ValueError):
+    """What was read does not fit the record: ``cases[2].score must be a number or null, got …``."""
+
+
+#: A check of a value read for a field: what it must be (in words), and the test.
+_Check = tuple[str, Callable[[Any], bool]]
 
 #: ``attrs.field(metadata=ANY)``: any value; written through :func:`jsonable`.
 ANY: Mapping[str, Any] = {"codec": "any"}
@@ -36,51 +54,93 @@ class Codec:
     def __init__(self, cls: type) -> None:
         self.cls = cls
         fields = attrs.fields(cls)
+        hints = typing.get_type_hints(cls)
         self._out: list[tuple[str, Callable[[Any], Any]]] = []
-        self._in: list[tuple[str, Callable[[Any], Any] | None, Any]] = []
+        self._kinds: list[tuple[str, str | None]] = []
+        self._in: list[tuple[str, Callable[[Any, str], Any] | None, _Check | None, Any]] = []
         for field in fields:
             if not field.init:
                 continue
             kind = field.metadata.get("codec")
             self._out.append((field.name, _writer(kind, field.metadata)))
+            self._kinds.append((field.name, kind))
             default = field.default
             if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
                 default = default.factory()
-            self._in.append((field.name, _reader(kind, field.metadata), default))
+            check = None if kind in ("any", "records", "record") else _check_of(hints.get(field.name, Any))
+            self._in.append((field.name, _reader(kind, field.metadata), check, default))
 
-    def to_dict(self, record: Any, derived: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The record as a JSON-ready dict; ``derived`` keys are added after the fields."""
-        data = {name: write(getattr(record, name)) for name, write in self._out}
+        self._write = self._compile()
+
+    def to_dict(
+        self, record: Any, derived: Mapping[str, Any] | None = None, *, skip: tuple[str, ...] = ()
+    ) -> dict[str, Any]:
+        """The record as a JSON-ready dict; ``derived`` keys are added after the fields, ``skip`` left out."""
+        if skip:
+            data = {name: write(getattr(record, name)) for name, write in self._out if name not in skip}
+        else:
+            data = self._write(record)
         if derived:
             data.update(derived)
         return data
 
-    def from_dict(self, data: Mapping[str, Any]) -> Any:
-        """A record from what :meth:`to_dict` wrote; missing keys take the field's default."""
+    def _compile(self) -> Callable[[Any], dict[str, Any]]:
+        """A writer of this class's records as one function, as attrs makes ``__init__``: a report writes
+        one per case and per evaluation, and a loop over the fields with a call per value costs several
+        times more. Plain strings, numbers, booleans and None are written as they are inline; anything
+        else goes through the field's writer (:func:`jsonable` for values)."""
+        lines = ["def write(record):", "    data = {}"]
+        names: dict[str, Any] = {"_isfinite": math.isfinite}
+        for index, (name, kind) in enumerate(self._kinds):
+            write = f"_w{index}"
+            names[write] = self._out[index][1]
+            lines.append(f"    v = record.{name}")
+            if kind in ("records", "record"):
+                lines.append(f"    data[{name!r}] = {write}(v)")
+                continue
+            lines += [
+                "    t = type(v)",
+                "    if v is None or t is bool or (t is str and v.isascii()) or (t is int and -(1 << 62) < v < 1 << 62)"
+                " or (t is float and _isfinite(v)):",
+                f"        data[{name!r}] = v",
+                "    else:",
+                f"        data[{name!r}] = {write}(v)",
+            ]
+        lines.append("    return data")
+        exec("\n".join(lines), names)  # noqa: S102 - the code is made here from the class's field names
+        writer: Callable[[Any], dict[str, Any]] = names["write"]
+        return writer
+
+    def from_dict(self, data: Mapping[str, Any], at: str = "") -> Any:
+        """A record from what :meth:`to_dict` wrote; missing keys take the field's default.
+
+        A value of the wrong type, or a missing key that has no default, raises :class:`InvalidRecord`
+        naming it by its path from the top (``at`` is this record's: ``cases[2]``).
+        """
         if not isinstance(data, Mapping):
-            raise TypeError(f"expected an object for a {self.cls.__name__}, got {type(data).__name__}")
+            raise InvalidRecord(f"{at or 'the record'} must be an object, got {kind_of(data)}")
         values = {}
-        for name, read, default in self._in:
+        for name, read, check, default in self._in:
+            where = f"{at}.{name}" if at else name
             if name in data:
                 value = data[name]
-                values[name] = read(value) if read is not None and value is not None else value
+                if check is not None and not check[1](value):
+                    raise InvalidRecord(f"{where} must be {check[0]}, got {kind_of(value)}")
+                values[name] = read(value, where) if read is not None and value is not None else value
             elif default is not attrs.NOTHING:
                 values[name] = default
+            else:
+                raise InvalidRecord(f"{where} is missing")
         return self.cls(**values)
 
 
-def _plain(value: Any) -> Any:
-    return value
-
-
 def _writer(kind: str | None, metadata: Mapping[str, Any]) -> Callable[[Any], Any]:
-    if kind in ("any", "mapping"):
-        return jsonable
     if kind == "records":
         return _records_out
     if kind == "record":
         return _record_out
-    return _plain
+    # plain fields too: a reason or a name may hold a lone surrogate, which no JSON file could encode
+    return jsonable
 
 
 def _records_out(items: Iterable[Any]) -> list[dict[str, Any]]:
@@ -92,27 +152,51 @@ def _record_out(item: Any) -> dict[str, Any] | None:
     return None if item is None else item.to_dict()
 
 
-def _reader(kind: str | None, metadata: Mapping[str, Any]) -> Callable[[Any], Any] | None:
+def _reader(kind: str | None, metadata: Mapping[str, Any]) -> Callable[[Any, str], Any] | None:
     if kind == "mapping":
         return _mapping
     if kind == "records":
         inner = codec_of(metadata["class"])
-        return lambda items: tuple(inner.from_dict(item) for item in _sequence(items))
+        return lambda items, at: tuple(inner.from_dict(item, f"{at}[{i}]") for i, item in enumerate(_list(items, at)))
     if kind == "record":
         return codec_of(metadata["class"]).from_dict
     return None
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise TypeError(f"expected an object, got {type(value).__name__}")
-    return dict(value)
+def _mapping(value: Any, at: str) -> Mapping[str, Any]:
+    return dict(value)  # its type was checked against the field's annotation
 
 
-def _sequence(value: Any) -> Sequence[Any]:
+def _list(value: Any, at: str) -> Sequence[Any]:
     if not isinstance(value, list | tuple):
-        raise TypeError(f"expected a list, got {type(value).__name__}")
+        raise InvalidRecord(f"{at} must be a list, got {kind_of(value)}")
     return value
+
+
+def _check_of(hint: Any) -> _Check | None:
+    """How a value read for a field annotated ``hint`` is checked; None: anything goes."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        inner = _check_of(options[0]) if len(options) == 1 else None
+        if inner is None:
+            return None
+        test = inner[1]
+        return f"{inner[0]} or null", lambda value: value is None or test(value)
+    if origin is typing.Literal:
+        choices = typing.get_args(hint)
+        return "one of " + ", ".join(repr(choice) for choice in choices), lambda value: value in choices
+    if hint is str:
+        return "a string", lambda value: isinstance(value, str)
+    if hint is bool:
+        return "true or false", lambda value: isinstance(value, bool)
+    if hint is int:
+        return "a whole number", lambda value: isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return "a number", lambda value: isinstance(value, int | float) and not isinstance(value, bool)
+    if hint in (dict, Mapping) or origin in (dict, Mapping):
+        return "an object", lambda value: isinstance(value, Mapping)
+    return None
 
 
 _codecs: dict[type, Codec] = {}
@@ -126,19 +210,126 @@ def codec_of(cls: type) -> Codec:
     return codec
 
 
+#: Containers nested deeper than this are written as a note: JSON readers and writers recurse.
+MAX_DEPTH = 100
+#: At most this many values are written from one value (a structure that shares parts can expand
+#: past any memory when written out); the rest are left out, with a note.
+MAX_VALUES = 1_000_000
+#: Longest ``repr`` written for a value JSON cannot hold.
+REPR_LIMIT = 10_000
+#: Ints with more bits than this are written as text: ``str`` refuses ints of over 4,300 digits.
+_INT_BITS = 14_000
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def jsonable(value: Any) -> Any:
-    """``value`` with everything JSON cannot hold replaced by its ``repr``."""
-    if value is None or isinstance(value, str | bool | int):
+    """``value`` as plain JSON data that always encodes, as UTF-8 too; never raises.
+
+    Mappings become objects (keys as text), lists, tuples and sets become lists, bytes are decoded,
+    lone surrogates become U+FFFD, ints too long for ``str`` and non-finite floats become text, and
+    anything else its ``repr`` (cut at :data:`REPR_LIMIT`). A container inside itself, one nested deeper
+    than :data:`MAX_DEPTH` or values past :data:`MAX_VALUES` are written as a note in ``<…>``.
+    """
+    # the common cases first, without a _Writer: a report writes a few of these per case
+    kind = type(value)
+    if kind is str:
+        return value if value.isascii() else _text(value)
+    if value is None or kind is bool:
         return value
-    if isinstance(value, float):
+    if kind is float:
         return value if math.isfinite(value) else repr(value)
-    if isinstance(value, Mapping):
-        return {str(key): jsonable(item) for key, item in value.items()}
-    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
-        return [jsonable(item) for item in value]
-    if isinstance(value, bytes | bytearray):
-        return bytes(value).decode("utf-8", errors="replace")
-    return repr(value)
+    if kind is int:
+        return value if value.bit_length() <= _INT_BITS else int_text(value)
+    if (kind is dict or kind is list or kind is tuple) and not value:
+        return {} if kind is dict else []
+    return _Writer().value(value, 0)
+
+
+class _Writer:
+    """One :func:`jsonable` call: the containers open on the way down, and the values left to write."""
+
+    def __init__(self) -> None:
+        self.open: set[int] = set()
+        self.left = MAX_VALUES
+
+    def value(self, value: Any, depth: int) -> Any:
+        self.left -= 1
+        if value is None or isinstance(value, bool):
+            return value
+        if isinstance(value, str):
+            return value if value.isascii() else _text(value)
+        if isinstance(value, int):
+            return int(value) if value.bit_length() <= _INT_BITS else int_text(value)
+        if isinstance(value, float):
+            return float(value) if math.isfinite(value) else repr(float(value))
+        if isinstance(value, bytes | bytearray | memoryview):
+            return _text(bytes(value).decode("utf-8", errors="replace"))
+        if type(value) in (dict, list, tuple) or isinstance(value, Mapping | Sequence | Set):
+            return self.container(value, depth)  # (str and bytes are Sequences too, but were handled above)
+        return _text(short_repr(value, REPR_LIMIT))
+
+    def container(self, value: Any, depth: int) -> Any:
+        name = type(value).__name__
+        if depth >= MAX_DEPTH:
+            return f"<{name} nested deeper than {MAX_DEPTH} levels>"
+        key = id(value)
+        if key in self.open:
+            return f"<{name} that contains itself>"
+        self.open.add(key)
+        try:
+            if type(value) is dict or isinstance(value, Mapping):
+                return self.mapping(value, depth + 1)
+            return self.items(value, depth + 1)
+        except Exception as error:  # a container whose iteration raises is still written, as a note
+            return _text(f"<{name} that cannot be read: {describe_error(error)}>")
+        finally:
+            self.open.discard(key)
+
+    def mapping(self, value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
+        written: dict[str, Any] = {}
+        for key, item in value.items():
+            if self.left <= 0:
+                written["…"] = self.cut_note()
+                break
+            written[key if type(key) is str and key.isascii() else _key(key)] = self.value(item, depth)
+        return written
+
+    def items(self, value: Iterable[Any], depth: int) -> list[Any]:
+        written = []
+        for item in value:
+            if self.left <= 0:
+                written.append(self.cut_note())
+                break
+            written.append(self.value(item, depth))
+        return written
+
+    @staticmethod
+    def cut_note() -> str:
+        return f"<cut: more than {MAX_VALUES:,} values>"
+
+
+def display_text(value: Any) -> str:
+    """The text a report shows for a value: a string as it is, None as nothing, anything else as the
+    indented JSON of :func:`jsonable` (which always encodes)."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    import json
+
+    return json.dumps(jsonable(value), ensure_ascii=False, indent=2)
+
+
+def _key(key: Any) -> str:
+    """A mapping's key as JSON's text: ``str(key)``, safely (``None`` is ``"None"``, as ``str`` makes it)."""
+    return _text(text_of(key) if key is not None else "None")
+
+
+def _text(text: str) -> str:
+    """``text`` with lone surrogates replaced (pairs of them joined), so that it encodes as UTF-8."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def tuple_of(items: Iterable[Any]) -> tuple[Any, ...]:

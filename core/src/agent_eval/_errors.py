@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from agent_eval._text import text_of
+
 
 class AgentEvalError(Exception):
     """Base class of every error agent-eval raises on purpose."""
@@ -26,6 +28,26 @@ class SuiteError(AgentEvalError):
         return "\n".join(lines)
 
 
+class FileReadError(AgentEvalError):
+    """A file the user named cannot be read as text: missing, not a regular file, too large, not UTF-8."""
+
+    def __init__(self, path: str, problem: str, *, line: int | None = None, column: int | None = None) -> None:
+        self.path = path
+        #: What is wrong, without the path: ``is a directory, not a file``.
+        self.problem = problem
+        #: Where in the file, when the problem is at a place in it (1-based).
+        self.line = line
+        self.column = column
+        super().__init__(f"{self.where}: {problem}")
+
+    @property
+    def where(self) -> str:
+        """``path``, or ``path:line:column`` when the problem has a place."""
+        if self.line is None:
+            return self.path
+        return f"{self.path}:{self.line}:{self.column or 1}"
+
+
 class AgentReferenceError(AgentEvalError):
     """A `module:attr` agent reference cannot be imported or is not callable."""
 
@@ -46,8 +68,9 @@ class Skip(Exception):
     """Raised by an evaluator that cannot judge this case: the evaluation is skipped."""
 
     def __init__(self, reason: str = "skipped") -> None:
-        self.reason = reason
-        super().__init__(reason)
+        # the reason is shown as text in every report: Skip(42) is skipped with the reason "42"
+        self.reason = reason if isinstance(reason, str) else text_of(reason)
+        super().__init__(self.reason)
 
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import secrets
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 import attrs
 
 from agent_eval._errors import AgentEvalError
+from agent_eval._files import make_folder
+from agent_eval._json import dumps
 from agent_eval._model import EvalReport, EvalResult, Status
 
 #: Seconds a writer waits for another process's lock before giving up.
@@ -48,21 +50,33 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX runs_by_suite ON runs (suite, seq)",
         "CREATE INDEX runs_by_started_at ON runs (started_at)",
     ),
+    (
+        # the bar each run was held to, so that `runs` can say whether it met it without reading reports
+        "ALTER TABLE runs ADD COLUMN min_pass_rate REAL",
+        "ALTER TABLE runs ADD COLUMN strict INTEGER NOT NULL DEFAULT 0",
+        """
+        UPDATE runs SET
+            min_pass_rate = CASE WHEN json_type(report, '$.metadata.min_pass_rate') IN ('integer', 'real')
+                                 THEN json_extract(report, '$.metadata.min_pass_rate') END,
+            strict = json_type(report, '$.metadata.strict') = 'true'
+        WHERE json_valid(report)
+        """,
+    ),
 )
 
 _INSERT = """
     INSERT INTO runs (id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored,
-                      skipped, pass_rate, total_ms, interrupted, report)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                      skipped, pass_rate, total_ms, interrupted, min_pass_rate, strict, report)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 _LIST = """
     SELECT id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored, skipped,
-           pass_rate, total_ms, interrupted
+           pass_rate, total_ms, interrupted, min_pass_rate, strict
     FROM runs WHERE ? IS NULL OR suite = ? ORDER BY seq DESC LIMIT ?
 """
 _LOAD = """
     SELECT id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored, skipped,
-           pass_rate, total_ms, interrupted, report
+           pass_rate, total_ms, interrupted, min_pass_rate, strict, report
     FROM runs WHERE id = ?
 """
 _LATEST = re.compile(r"latest(?:~(\d+))?")
@@ -91,6 +105,15 @@ class RunSummary:
     pass_rate: float
     total_ms: float
     interrupted: bool
+    #: The bar the run was held to (``--min-pass-rate``), when it recorded one, and whether it was strict.
+    min_pass_rate: float | None = None
+    strict: bool = False
+
+    @property
+    def met(self) -> bool:
+        """True when the run's pass rate (strict, if the run was) reached its bar (1.0 when none was recorded)."""
+        rate = (self.passed / self.total if self.total else 0.0) if self.strict else self.pass_rate
+        return rate >= (1.0 if self.min_pass_rate is None else self.min_pass_rate)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the summary."""
@@ -123,17 +146,19 @@ class History:
 
     def record(self, report: EvalReport) -> str:
         """Store ``report`` and return its run id (the report's ``metadata["run_id"]`` when set)."""
-        run_id = str(report.metadata.get("run_id") or new_run_id())
+        # the columns come from the JSON-ready data: its texts all encode (no lone surrogate is left)
         data = report.to_dict()
-        data["metadata"]["run_id"] = run_id
+        meta = data["metadata"] = dict(data["metadata"])  # the report's own dicts stay as they are
+        run_id = str(meta.get("run_id") or new_run_id())
+        meta["run_id"] = run_id
         recorded_at = datetime.now(UTC).isoformat(timespec="seconds")
         row = (
             run_id,
             recorded_at,
-            report.started_at or recorded_at,
-            _text_or_none(report.name or report.metadata.get("suite")),
-            _text_or_none(report.metadata.get("suite_file")),
-            _text_or_none(report.metadata.get("agent")),
+            data["started_at"] or recorded_at,
+            _text_or_none(data["name"] or meta.get("suite")),
+            _text_or_none(meta.get("suite_file")),
+            _text_or_none(meta.get("agent")),
             report.total,
             report.passed,
             report.failed,
@@ -142,7 +167,8 @@ class History:
             report.pass_rate,
             report.total_ms,
             int(report.interrupted),
-            json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+            *_gate(report),
+            dumps(data),
         )
         with self._connect(create=True) as connection:
             try:
@@ -201,7 +227,10 @@ class History:
         if not create and not self.exists():
             raise HistoryError(f"no run history at {self.path}; `agent-eval run` records one")
         if create:
-            _make_folder(self.path.parent)
+            try:
+                _make_folder(self.path.parent)
+            except OSError as error:
+                raise HistoryError(f"cannot create the run history {self.path}: {error.strerror or error}") from None
         try:
             connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
         except sqlite3.Error as error:
@@ -217,9 +246,9 @@ class History:
 
 def _make_folder(folder: Path) -> None:
     """Create the history's folder; a new ``.agent-eval`` folder gets a ``.gitignore`` so it stays local."""
-    if folder.exists():
+    if folder.is_dir():
         return
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder(folder)
     if folder.name == ".agent-eval":
         with contextlib.suppress(OSError):
             (folder / ".gitignore").write_text("# Created by agent-eval: local run history.\n*\n", encoding="utf-8")
@@ -232,13 +261,8 @@ def _prepare(connection: sqlite3.Connection, path: Path) -> None:
     connection.execute("PRAGMA synchronous = NORMAL")
     if _version(connection) == len(MIGRATIONS):
         return
-    connection.execute("BEGIN IMMEDIATE")
-    try:
+    with _transaction(connection):
         _migrate(connection, path)
-        connection.execute("COMMIT")
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
 
 
 def _version(connection: sqlite3.Connection) -> int:
@@ -265,12 +289,25 @@ def _migrate(connection: sqlite3.Connection, path: Path) -> None:
 
 
 def _write(connection: sqlite3.Connection, statement: str, params: Sequence[Any]) -> None:
+    with _transaction(connection):
+        connection.execute(statement, params)
+
+
+@contextlib.contextmanager
+def _transaction(connection: sqlite3.Connection) -> Iterator[None]:
+    """BEGIN IMMEDIATE ... COMMIT; on error, ROLLBACK only if SQLite has not already rolled back.
+
+    After some errors (a full disk: SQLITE_FULL) SQLite ends the transaction itself, and a ROLLBACK
+    would fail with "no transaction is active", hiding the error that says what went wrong.
+    """
     connection.execute("BEGIN IMMEDIATE")
     try:
-        connection.execute(statement, params)
+        yield
         connection.execute("COMMIT")
     except BaseException:
-        connection.execute("ROLLBACK")
+        if connection.in_transaction:
+            with contextlib.suppress(sqlite3.Error):  # the first error is the one to report
+                connection.execute("ROLLBACK")
         raise
 
 
@@ -293,7 +330,25 @@ def _retry_locked(action: Callable[[], _T]) -> _T:
 def _summary(row: Sequence[Any]) -> RunSummary:
     fields = [field.name for field in attrs.fields(RunSummary)]
     values = dict(zip(fields, row, strict=True))
-    return RunSummary(**{**values, "interrupted": bool(values["interrupted"])})
+    bar = values["min_pass_rate"]
+    return RunSummary(
+        **{
+            **values,
+            "interrupted": bool(values["interrupted"]),
+            "strict": bool(values["strict"]),
+            "min_pass_rate": float(bar) if isinstance(bar, int | float) else None,
+        }
+    )
+
+
+def _gate(report: EvalReport) -> tuple[float | None, int]:
+    """The ``min_pass_rate`` and ``strict`` the run recorded in its metadata."""
+    bar = report.metadata.get("min_pass_rate")
+    strict = int(report.metadata.get("strict") is True)
+    # abs(bar) <= max: an int too big for a float, NaN and infinities are not bars
+    if isinstance(bar, int | float) and not isinstance(bar, bool) and abs(bar) <= sys.float_info.max:
+        return float(bar), strict
+    return None, strict
 
 
 def _text_or_none(value: Any) -> str | None:
@@ -374,9 +429,13 @@ class Comparison:
 SCORE_TOLERANCE = 1e-9
 
 
-def compare(base: EvalReport, head: EvalReport) -> Comparison:
-    """Match the cases of two runs by name and sort every difference into its group."""
-    before, after = _keyed(base.cases), _keyed(head.cases)
+def compare(base: EvalReport, head: EvalReport, *, labels: tuple[str, str] = ("BASE", "HEAD")) -> Comparison:
+    """Match the cases of two runs by name and sort every difference into its group.
+
+    Cases are paired by name, so a run that holds a name twice cannot be compared: HistoryError names
+    the run (by ``labels``) and the repeated names.
+    """
+    before, after = _keyed(base.cases, labels[0]), _keyed(head.cases, labels[1])
     groups: dict[str, list[CaseChange]] = {key: [] for key in ("regressions", "fixed", "status", "score")}
     for key, new in after.items():
         old = before.get(key)
@@ -410,14 +469,20 @@ def _kind(old: EvalResult, new: EvalResult) -> str | None:
     return None
 
 
-def _keyed(results: Sequence[EvalResult]) -> dict[str, EvalResult]:
-    """Results by name; a repeated name gets `` [2]``, `` [3]``... so each case keeps its own slot."""
+def _keyed(results: Sequence[EvalResult], label: str) -> dict[str, EvalResult]:
+    """Results by name; a name that occurs twice is a HistoryError naming it."""
     keyed: dict[str, EvalResult] = {}
-    seen: dict[str, int] = {}
+    counts: dict[str, int] = {}
     for result in results:
-        seen[result.name] = seen.get(result.name, 0) + 1
-        key = result.name if seen[result.name] == 1 else f"{result.name} [{seen[result.name]}]"
-        keyed[key] = result
+        keyed[result.name] = result
+        counts[result.name] = counts.get(result.name, 0) + 1
+    repeated = [f"{name!r} ({count} times)" for name, count in counts.items() if count > 1]
+    if repeated:
+        shown = ", ".join(repeated[:5]) + (f" and {len(repeated) - 5} more" if len(repeated) > 5 else "")
+        raise HistoryError(
+            f"{label} holds more than one case named {shown}; cases are paired by name, so each name must "
+            "occur once (rename the cases in the suite and run it again)"
+        )
     return keyed
 
 

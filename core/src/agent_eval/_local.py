@@ -22,7 +22,7 @@ from agent_eval._execution import ResultCallback, RunPlan
 from agent_eval._model import Case, EvalResult, Evaluation, EvaluatorContext, Status, Verdict
 from agent_eval._recording import trajectory
 from agent_eval._signals import NOTICE_AFTER, LoopBlocked, blocked_message
-from agent_eval._text import describe_error
+from agent_eval._text import describe_error, frames_of
 from agent_eval._threads import Raised, ThreadPool
 
 # Workers whose agent answers without ever suspending yield to the loop this often,
@@ -161,7 +161,7 @@ class LocalExecutor:
         slot[0] = case.name
         slot[1] = "agent"
         try:
-            output = await self._call_agent(case)
+            output = await self._call_agent(case, attempt)
         except _Timeout:
             return _errored(case, f"timed out after {self.timeout:g} s", start, calls)
         except BaseException as error:  # whatever the agent raised is its case's error, but a real cancel
@@ -169,7 +169,8 @@ class LocalExecutor:
                 raise
             if isinstance(error, LoopBlocked):
                 self._said.add((case.name, "agent"))  # the case's error says it already
-            return _errored(case, _error_text(_original(error)), start, calls)
+            original = _original(error)
+            return _errored(case, _error_text(original), start, calls, frames_of(original))
         slot[1] = "evaluator"
         run = _agent_run(output, calls) if calls or isinstance(output, AgentRun) else None
         if run is not None:
@@ -199,7 +200,8 @@ class LocalExecutor:
         result = _assemble(case, output, evaluations, (time.perf_counter() - start) * 1000)
         return result if run is None else _with_run(result, run)
 
-    async def _call_agent(self, case: Case) -> Any:
+    async def _call_agent(self, case: Case, attempt: int) -> Any:
+        """What the agent answers to ``case`` (attempt ``attempt``), under the run's timeout."""
         agent = self.agent
         if self.timeout is None:
             return await self._invoke(agent, case.input)
@@ -265,7 +267,14 @@ class LocalExecutor:
             # an error may carry facts worth keeping, such as the tokens a judge spent before failing
             facts = getattr(error, "metadata", None)
             metadata = dict(facts) if isinstance(facts, Mapping) else {}
-            return Evaluation(call.name, "error", error=_error_text(error), duration_ms=_ms(start), metadata=metadata)
+            return Evaluation(
+                call.name,
+                "error",
+                error=_error_text(error),
+                duration_ms=_ms(start),
+                metadata=metadata,
+                frames=frames_of(error),
+            )
         return to_evaluation(call.name, value, _ms(start))
 
     async def _evaluate_all(
@@ -292,7 +301,9 @@ def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def _errored(case: Case, error: str, start: float, calls: Sequence[ToolCall] = ()) -> EvalResult:
+def _errored(
+    case: Case, error: str, start: float, calls: Sequence[ToolCall] = (), frames: tuple[str, ...] = ()
+) -> EvalResult:
     return EvalResult(
         case.name,
         case.input,
@@ -303,6 +314,7 @@ def _errored(case: Case, error: str, start: float, calls: Sequence[ToolCall] = (
         metadata=case.metadata,
         tool_calls=tuple(calls),
         fingerprint=case.fingerprint,
+        frames=frames,
     )
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import attrs
 
 from agent_eval._agent_run import AgentRun, ToolCall, Usage
-from agent_eval._codec import ANY, MAPPING, codec_of, record, records, tuple_of
+from agent_eval._codec import ANY, MAPPING, InvalidRecord, codec_of, record, records, tuple_of
 
 Status = Literal["passed", "failed", "error", "skipped"]
 STATUSES: tuple[Status, ...] = ("passed", "failed", "error", "skipped")
@@ -123,6 +125,8 @@ class Evaluation:
     score: float | None = attrs.field(default=None, kw_only=True)
     reason: str | None = attrs.field(default=None, kw_only=True)
     error: str | None = attrs.field(default=None, kw_only=True)
+    #: Where the evaluator's error was raised: its innermost frames, ``file:line in function``.
+    frames: tuple[str, ...] = attrs.field(default=(), converter=tuple_of, kw_only=True)
     duration_ms: float = attrs.field(default=0.0, kw_only=True)
     metadata: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True, metadata=MAPPING)
 
@@ -178,6 +182,14 @@ class Attempt:
         return attempt
 
 
+#: Each live result's JSON-ready dict, by ``id``, with a weak reference that forgets it with the result.
+_written: dict[int, tuple[weakref.ref[Any], dict[str, Any]]] = {}
+
+
+def _forget(key: int, _: Any) -> None:
+    _written.pop(key, None)
+
+
 @attrs.frozen
 class EvalResult:
     """The outcome of one case: the agent's output and every evaluation of it.
@@ -195,6 +207,8 @@ class EvalResult:
     score: float | None = attrs.field(default=None, kw_only=True)
     reason: str | None = attrs.field(default=None, kw_only=True)
     error: str | None = attrs.field(default=None, kw_only=True)
+    #: Where the agent's error was raised: its innermost frames, ``file:line in function``.
+    frames: tuple[str, ...] = attrs.field(default=(), converter=tuple_of, kw_only=True)
     duration_ms: float = attrs.field(default=0.0, kw_only=True)
     metadata: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True, metadata=MAPPING)
     evaluations: tuple[Evaluation, ...] = attrs.field(
@@ -238,11 +252,18 @@ class EvalResult:
         return [attempt.status == "passed" for attempt in self.attempts if attempt.status != "skipped"]
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of this result."""
+        """A JSON-ready dict of this result (made once per result: do not change it; copy it)."""
+        key = id(self)
+        known = _written.get(key)
+        if known is not None and known[0]() is self:
+            return known[1]
         derived: dict[str, Any] = {"passed": self.passed}
         if self.attempts:
             derived.update(pass_fraction=self.pass_fraction, flaky=self.flaky)
-        return codec_of(EvalResult).to_dict(self, derived)
+        data = codec_of(EvalResult).to_dict(self, derived)
+        # a run writes each result several times (its --jsonl line, the JSON report, the history, the page)
+        _written[key] = (weakref.ref(self, functools.partial(_forget, key)), data)
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalResult:
@@ -270,6 +291,8 @@ class EvalReport:
     failed: int = attrs.field(init=False)
     errored: int = attrs.field(init=False)
     skipped: int = attrs.field(init=False)
+    #: The cases' JSON-ready dicts, made once: every report writer of a run reads the same ones.
+    _case_dicts: list[dict[str, Any]] | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         counts = dict.fromkeys(STATUSES, 0)
@@ -312,8 +335,22 @@ class EvalReport:
         """Token usage summed over every evaluation that reported ``usage``."""
         return sum_usage(e.metadata.get("usage") for r in self.cases for e in r.evaluations)
 
+    def case_dicts(self) -> list[dict[str, Any]]:
+        """Each case as :meth:`EvalResult.to_dict` writes it, worked out once per report (do not change them)."""
+        if self._case_dicts is None:
+            object.__setattr__(self, "_case_dicts", [case.to_dict() for case in self.cases])
+        assert self._case_dicts is not None
+        return self._case_dicts
+
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of the whole report; :meth:`from_dict` loads it back."""
+        """A JSON-ready dict of the whole report; :meth:`from_dict` loads it back.
+
+        Its ``cases`` are :meth:`case_dicts`, shared by every call: copy one before changing it.
+        """
+        return {**self.summary_dict(), "cases": self.case_dicts()}
+
+    def summary_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` without the cases: the counts, the statistics and the run's facts."""
         counts = {
             "format": REPORT_FORMAT,
             "version": REPORT_VERSION,
@@ -326,37 +363,55 @@ class EvalReport:
             "usage": self.usage,
             "stats": self.stats,
         }
-        return codec_of(EvalReport).to_dict(self, counts)
+        return codec_of(EvalReport).to_dict(self, counts, skip=("cases",))
 
     def to_json(self, *, indent: int | None = 2) -> str:
-        """The report as a JSON document."""
-        import json
+        """The report as a JSON document (indented by two spaces, or compact with ``indent=None``)."""
+        from agent_eval._json import dumps
 
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        return dumps(self.to_dict(), indent=indent is not None)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalReport:
         """Load a report written by :meth:`to_dict` (or read back from ``to_json``)."""
         if not isinstance(data, Mapping) or not isinstance(data.get("cases"), list):
-            raise ValueError("not an agent-eval report: expected an object with a 'cases' list")
-        report: EvalReport = codec_of(cls).from_dict(data)
+            raise InvalidRecord("not an agent-eval report: expected an object with a 'cases' list")
+        try:
+            report: EvalReport = codec_of(cls).from_dict(data)
+        except InvalidRecord as error:
+            raise InvalidRecord(f"not an agent-eval report: {error}") from None
         return report
 
     @classmethod
     def from_json(cls, text: str) -> EvalReport:
-        """Load a report from the JSON that :meth:`to_json` wrote."""
+        """Load a report from the JSON that :meth:`to_json` wrote; ValueError says what is wrong with it."""
         import json
 
-        return cls.from_dict(json.loads(text))
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            where = f"line {error.lineno}, column {error.colno}"
+            raise InvalidRecord(f"not an agent-eval report: invalid JSON at {where}: {error.msg}") from None
+        except RecursionError:
+            raise InvalidRecord("not an agent-eval report: its JSON nests too deeply to read") from None
+        except ValueError:  # the only other thing json.loads refuses: an integer too long to convert
+            raise InvalidRecord("not an agent-eval report: it holds an integer of more than 4,300 digits") from None
+        return cls.from_dict(data)
+
+
+_MAX_COUNT = 2**63
 
 
 def sum_usage(usages: Iterable[Mapping[str, Any] | None]) -> dict[str, int]:
     """Add up token-usage mappings, key by key; non-numbers are ignored."""
     total: dict[str, int] = {}
     for usage in usages:
-        if not usage:
+        if not usage or not isinstance(usage, Mapping):
             continue
         for key, value in usage.items():
-            if isinstance(value, int | float) and not isinstance(value, bool):
+            # a count no endpoint could report (NaN, infinite, past 2**63, not named by text) is not a count
+            if not isinstance(key, str) or not isinstance(value, int | float) or isinstance(value, bool):
+                continue
+            if abs(value) < _MAX_COUNT:
                 total[key] = total.get(key, 0) + int(value)
     return total

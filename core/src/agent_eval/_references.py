@@ -3,26 +3,32 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from agent_eval._calling import agent_problem
 from agent_eval._errors import AgentReferenceError, did_you_mean
 from agent_eval._text import describe_error
 
 
-def load_agent(reference: str, *, origin: str = "--agent") -> Callable[..., Any]:
-    """Import the agent ``module:attr`` (the current directory is importable)."""
+def load_agent(
+    reference: str, *, origin: str = "--agent", folders: Sequence[str | os.PathLike[str]] | None = None
+) -> Callable[..., Any]:
+    """Import the agent ``module:attr`` and check it can be called as ``agent(input, ctx)`` or ``agent(input)``.
+
+    ``folders`` are made importable, searched in that order before the installed packages (default:
+    the current directory).
+    """
     module_name, colon, attribute = reference.partition(":")
     if not colon or not module_name or not attribute:
         raise AgentReferenceError(
             f"agent {reference!r} (from {origin}) must be MODULE:ATTRIBUTE, e.g. my_agents:support"
         )
-    here = str(Path.cwd())
-    if here not in sys.path:
-        sys.path.insert(0, here)
-    module = _import(module_name, reference, origin)
+    searched = _importable([Path.cwd()] if folders is None else [Path(folder) for folder in folders])
+    module = _import(module_name, reference, origin, searched)
     target: Any = module
     for part in attribute.split("."):
         if not hasattr(target, part):
@@ -37,17 +43,35 @@ def load_agent(reference: str, *, origin: str = "--agent") -> Callable[..., Any]
             f"agent {reference!r} (from {origin}) is a {type(target).__name__}, not a callable; "
             "name a function agent(input, ctx)"
         )
+    problem = agent_problem(target)
+    if problem:
+        raise AgentReferenceError(f"agent {reference!r} (from {origin}) {problem}")
     return target  # type: ignore[no-any-return]
 
 
-def _import(module_name: str, reference: str, origin: str) -> Any:
+def _importable(folders: list[Path]) -> list[str]:
+    """Put ``folders`` on the import path, in this order relative to each other; their names as searched."""
+    previous: str | None = None
+    entries = []
+    for folder in folders:
+        entry = str(folder)
+        if entry in entries:
+            continue
+        if entry not in sys.path:
+            sys.path.insert(0 if previous is None else sys.path.index(previous) + 1, entry)
+        previous = entry
+        entries.append(entry)
+    return entries
+
+
+def _import(module_name: str, reference: str, origin: str, searched: list[str]) -> Any:
     try:
         return importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         if error.name and module_name.split(".")[0] == error.name.split(".")[0]:
             raise AgentReferenceError(
                 f"agent {reference!r} (from {origin}): no module named {error.name!r} "
-                f"(looked in {Path.cwd()} and the installed packages)"
+                f"(looked in {', '.join(searched)} and the installed packages)"
             ) from None
         raise AgentReferenceError(
             f"agent {reference!r} (from {origin}): importing {module_name!r} failed: {describe_error(error)}"

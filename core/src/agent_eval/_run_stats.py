@@ -29,7 +29,7 @@ def run_stats(cases: Sequence[EvalResult]) -> dict[str, Any]:
     ran = [case for case in cases if case.status != "skipped"]
     passed = sum(case.status == "passed" for case in ran)
     interval = stats.wilson_interval(passed, len(ran))
-    scores = [case.score for case in ran if case.score is not None]
+    scores: list[float] = [case.score for case in ran if case.score is not None and _number(case.score)]
     score = stats.mean_estimate(scores)
     found: dict[str, Any] = {
         "pass_rate": passed / len(ran) if ran else 0.0,
@@ -58,3 +58,10 @@ def _attempt_stats(cases: Sequence[EvalResult], repeated: int) -> dict[str, Any]
         "pass_at_k": {str(k): value for k, value in stats.mean_pass_at_k(outcomes).items()} if outcomes else {},
         "pass_hat_k": {str(k): value for k, value in stats.mean_pass_hat_k(outcomes).items()} if outcomes else {},
     }
+
+
+def _number(value: Any) -> bool:
+    """A finite number (a report read from a file may hold anything in a score)."""
+    import math
+
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

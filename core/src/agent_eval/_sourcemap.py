@@ -3,12 +3,16 @@
 YAML is loaded safely with YAML 1.2 scalars (``no`` stays a string, ``010``
 is ten), duplicate keys and aliases are errors. JSON is parsed by the standard
 library; the position of a value is found only when an error needs it.
+
+Both refuse, with a position, what would break the code that walks the data later: values nested
+more than :data:`MAX_DEPTH` deep and integers beyond the range of a float.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +23,13 @@ Position = tuple[int, int]
 
 #: Appended to a path to ask for the position of a mapping key rather than of its value.
 KEY = "\x00key"
+
+#: How deep lists and mappings may nest in a file (the file itself is level 0).
+MAX_DEPTH = 100
+#: The largest integer a file may hold (as large as a float can be, so any number converts to one).
+MAX_INT = int(sys.float_info.max)
+_MAX_DIGITS = len(str(MAX_INT))
+_TOO_DEEP = f"lists and mappings nest more than {MAX_DEPTH} deep here (at most {MAX_DEPTH}); flatten the data"
 
 
 class SourceError(Exception):
@@ -58,11 +69,10 @@ _Resolver.add_implicit_resolver(
 class _Constructor(yaml.constructor.SafeConstructor):
     def construct_yaml_int(self, node: yaml.Node) -> int:
         text = str(self.construct_scalar(node))  # type: ignore[arg-type]
-        if text.startswith("0o"):
-            return int(text[2:], 8)
-        if text.startswith("0x"):
-            return int(text[2:], 16)
-        return int(text)
+        try:
+            return integer(text)
+        except _TooLarge as error:
+            raise SourceError(error.message, node.start_mark.line + 1, node.start_mark.column + 1) from None
 
     def construct_yaml_float(self, node: yaml.Node) -> float:
         text = str(self.construct_scalar(node)).lower()  # type: ignore[arg-type]
@@ -92,6 +102,8 @@ class _Loader(
         yaml.composer.Composer.__init__(self)
         _Constructor.__init__(self)
         _Resolver.__init__(self)
+        #: How many lists and mappings enclose the node being composed.
+        self.depth = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
@@ -101,19 +113,35 @@ class _Loader(
                 event.start_mark.line + 1,
                 event.start_mark.column + 1,
             )
-        return super().compose_node(parent, index)
+        # Composing (and later constructing and walking) recurses once per level: stop before Python's limit.
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if not isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
+            return super().compose_node(parent, index)
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                mark: Any = event.start_mark
+                raise SourceError(_TOO_DEEP, mark.line + 1, mark.column + 1)
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
 
 
 def load_yaml(text: str) -> tuple[Any, dict[Path_, Position]]:
     """Parse YAML safely; return the data and the position of every value by its path."""
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)  # the reader checks the characters here, before anything is parsed
+    except yaml.reader.ReaderError as error:
+        raise _unprintable(text, error) from None
     try:
         node = loader.get_single_node()
         if node is None:
             return None, {}
         positions: dict[Path_, Position] = {}
         _walk(node, (), positions)
-        return loader.construct_document(node), positions
+        data = loader.construct_document(node)
+        _no_lone_surrogates(text, data, lambda: positions)
+        return data, positions
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         problem = " ".join(filter(None, [error.context, error.problem]))
@@ -124,6 +152,40 @@ def load_yaml(text: str) -> tuple[Any, dict[Path_, Position]]:
         raise SourceError(f"invalid YAML: {error}") from None
     finally:
         loader.dispose()
+
+
+def _unprintable(text: str, error: yaml.reader.ReaderError) -> SourceError:
+    line, column = line_column(text, error.position)
+    code = ord(error.character) if isinstance(error.character, str) else int(error.character)
+    message = (
+        f"invalid YAML: the character U+{code:04X} is not allowed in YAML text; remove it, or write it "
+        f'as an escape ("\\x{code:02x}") inside a double-quoted string'
+        if code <= 0xFF
+        else f"invalid YAML: the character U+{code:04X} is not allowed in YAML text; remove it"
+    )
+    return SourceError(message, line, column)
+
+
+class _TooLarge(Exception):
+    def __init__(self, message: str, literal: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.literal = literal
+
+
+def integer(text: str) -> int:
+    """The integer a YAML (``0o17``, ``0x1f``) or JSON literal spells; beyond :data:`MAX_INT` it is refused."""
+    sign, digits = (text[0], text[1:]) if text[:1] in "+-" else ("", text)
+    base = {"0o": 8, "0x": 16}.get(digits[:2].lower(), 10)
+    body = digits[2:] if base != 10 else digits
+    # Digits counted before converting: Python refuses decimal text of more than 4,300 digits.
+    fits = len(body.lstrip("0")) <= (_MAX_DIGITS if base == 10 else 4 * _MAX_DIGITS)
+    value = int(sign + body, base) if fits else MAX_INT + 1
+    if abs(value) > MAX_INT:
+        shown = text if len(text) <= 24 else f"{text[:20]}… ({len(text)} characters)"
+        message = f"the integer {shown} is too large (at most about 1.8e308); quote it to keep it as text"
+        raise _TooLarge(message, text)
+    return value
 
 
 def _walk(node: yaml.Node, path: Path_, positions: dict[Path_, Position]) -> None:
@@ -160,21 +222,95 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def load_json(text: str) -> Any:
-    """Parse JSON; duplicate keys and syntax errors become a SourceError with the position."""
+    """Parse JSON; duplicate keys, syntax errors, deep nesting and huge integers are a SourceError with the position."""
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates)
+        data = json.loads(text, object_pairs_hook=_no_duplicates, parse_int=integer)
     except json.JSONDecodeError as error:
         raise SourceError(f"invalid JSON: {error.msg}", error.lineno, error.colno) from None
     except _DuplicateKey as error:
         line, column = json_duplicate_position(text, str(error))
         raise SourceError(f"duplicate key {str(error)!r}; each key may appear once", line, column) from None
+    except _TooLarge as error:
+        raise SourceError(error.message, *line_column(text, _number_offset(text, error.literal))) from None
+    except RecursionError:
+        data = None  # the decoder ran out of stack: deeper than MAX_DEPTH, found below
+    # Few brackets cannot nest deep: most texts are let through on two counts.
+    if data is None or text.count("[") + text.count("{") > MAX_DEPTH:
+        offset = _too_deep_offset(text)
+        if offset is not None:
+            raise SourceError(_TOO_DEEP, *line_column(text, offset))
+    _no_lone_surrogates(text, data, lambda: json_positions(text))
+    return data
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _no_lone_surrogates(text: str, data: Any, positions: Callable[[], dict[Path_, Position]]) -> None:
+    """Refuse a string that an escape (``"\\ud800"``) made hold half of a UTF-16 pair: it is not text.
+
+    Nothing could print or write it (UTF-8 has no such character). Only escapes make one, so a text
+    without ``\\u`` is let through on one look.
+    """
+    if "\\u" not in text and "\\U" not in text:
+        return
+    path = _lone_surrogate(data)
+    if path is None:
+        return
+    found = positions()
+    where = next((found[path[:end]] for end in range(len(path), -1, -1) if path[:end] in found), (1, 1))
+    message = "a string holds half of a UTF-16 surrogate pair (an escape such as \\ud800), which is not text; remove it"
+    raise SourceError(message, *where)
+
+
+def _lone_surrogate(data: Any) -> Path_ | None:
+    """The path of the first string (a value, or a key) holding a lone surrogate, or None."""
+    stack: list[tuple[Path_, Any]] = [((), data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                return path
+        elif isinstance(value, dict):
+            for key in value:
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    return (*path, key, KEY)
+            stack.extend(reversed([((*path, key), item) for key, item in value.items()]))
+        elif isinstance(value, list):
+            stack.extend(reversed([((*path, index), item) for index, item in enumerate(value)]))
+    return None
+
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?')
+
+
+def _too_deep_offset(text: str) -> int | None:
+    """Where a value of (valid) JSON text opens more than MAX_DEPTH levels deep, or None."""
+    depth = 0
+    for match in _JSON_TOKEN.finditer(text):
+        char = text[match.start()]
+        if char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return match.start()
+        elif char in "]}":
+            depth -= 1
+    return None
+
+
+def _number_offset(text: str, literal: str) -> int:
+    """Where the number ``literal`` stands in JSON text (outside strings)."""
+    for match in _JSON_TOKEN.finditer(text):
+        if match.group() == literal:
+            return match.start()
+    return 0
 
 
 def json_positions(text: str) -> dict[Path_, Position]:
     """The position of every value of a (valid) JSON document, by path."""
     offsets: dict[Path_, int] = {}
     _JsonScanner(text, lambda path, offset, duplicate: offsets.setdefault(path, offset)).value(0, ())
-    return {path: line_column(text, offset) for path, offset in offsets.items()}
+    return dict(zip(offsets, line_columns(text, list(offsets.values())), strict=True))
 
 
 def json_duplicate_position(text: str, key: str) -> Position:
@@ -193,6 +329,21 @@ def line_column(text: str, offset: int) -> Position:
     """1-based line and column of a character offset."""
     line = text.count("\n", 0, offset) + 1
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def line_columns(text: str, offsets: list[int]) -> list[Position]:
+    """:func:`line_column` of many offsets in one pass over the text (not one pass per offset)."""
+    found: list[Position] = [(1, 1)] * len(offsets)
+    line, line_start, last = 1, 0, 0
+    for index in sorted(range(len(offsets)), key=offsets.__getitem__):
+        offset = offsets[index]
+        breaks = text.count("\n", last, offset)
+        if breaks:
+            line += breaks
+            line_start = text.rfind("\n", last, offset) + 1
+        found[index] = (line, offset - line_start + 1)
+        last = offset
+    return found
 
 
 class _JsonScanner:

@@ -5,22 +5,31 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent_eval._errors import SuiteError
+from agent_eval._errors import FileReadError, SuiteError
+from agent_eval._files import MAX_BYTES, display, read_text_file
 from agent_eval._sourcemap import Path_, Position, SourceError, json_positions, load_json, load_yaml
-from agent_eval._text import short_repr
 
+_JSON_SPACE = " \t\r"
 FORMATS = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl"}
-MAX_BYTES = 200 * 1024 * 1024
 
 
 class Source:
     """One parsed file (or one line of a JSONL file) and a way to turn a path inside it into a position."""
 
-    def __init__(self, path: Path, data: Any, positions: dict[Path_, Position] | None, text: str) -> None:
+    def __init__(
+        self, path: Path, data: Any, positions: dict[Path_, Position] | None, text: str, origin: str | None = None
+    ) -> None:
         self.path = path
         self.data = data
         self._positions = positions
         self._text = text
+        #: ``file:line:col`` of the value that pointed at this file (``cases: data.jsonl``), if any.
+        self.origin = origin
+
+    @property
+    def note(self) -> str:
+        """`` (from suite.yaml:4:8)`` for a file another one pointed at, else nothing."""
+        return f" (from {self.origin})" if self.origin else ""
 
     @property
     def is_line(self) -> bool:
@@ -51,8 +60,8 @@ class Source:
 class LineSource(Source):
     """One line of a JSONL file: positions are that line's."""
 
-    def __init__(self, path: Path, data: Any, text: str, number: int) -> None:
-        super().__init__(path, data, None, text)
+    def __init__(self, path: Path, data: Any, text: str, number: int, origin: str | None = None) -> None:
+        super().__init__(path, data, None, text, origin)
         self.number = number
 
     @property
@@ -97,51 +106,50 @@ class Place:
         return self.source.location(self.at)
 
 
-def parse(path: Path) -> list[Source]:
-    """The file as one source (YAML, JSON) or one source per line (JSONL); unreadable files raise SuiteError."""
-    text, kind = _read(path)
+def parse(path: Path, *, origin: str | None = None) -> list[Source]:
+    """The file as one source (YAML, JSON) or one source per line (JSONL); unreadable files raise SuiteError.
+
+    ``origin`` is where the file was named, for a file another one points at: its problems end with
+    `` (from ORIGIN)``.
+    """
+    note = f" (from {origin})" if origin else ""
+    try:
+        text, kind = _read(path)
+    except FileReadError as error:
+        raise SuiteError([f"{error}{note}"]) from None
     try:
         if kind == "yaml":
             data, positions = load_yaml(text)
-            return [Source(path, data, positions, text)]
+            return [Source(path, data, positions, text, origin)]
         if kind == "json":
-            return [Source(path, load_json(text), None, text)]
+            return [Source(path, load_json(text), None, text, origin)]
     except SourceError as error:
-        raise SuiteError([f"{path}:{error.line}:{error.column}: {error.message}"]) from None
-    return _parse_lines(path, text)
+        raise SuiteError([f"{path}:{error.line}:{error.column}: {error.message}{note}"]) from None
+    return _parse_lines(path, text, origin)
 
 
 def _read(path: Path) -> tuple[str, str]:
     kind = FORMATS.get(path.suffix.lower())
     if kind is None:
-        raise SuiteError([f"{path}: unknown suite file type {path.suffix!r}; use .yaml, .yml, .json or .jsonl"])
-    try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise SuiteError([f"{path}: {size:,} bytes is too large for a suite file (limit {MAX_BYTES:,})"])
-        return path.read_text(encoding="utf-8-sig"), kind  # -sig: a byte-order mark is not content
-    except FileNotFoundError:
-        raise SuiteError([f"{path}: no such file"]) from None
-    except IsADirectoryError:
-        raise SuiteError([f"{path}: is a directory, not a suite file"]) from None
-    except UnicodeDecodeError as error:
-        raise SuiteError([f"{path}: not UTF-8 text (byte {error.start})"]) from None
-    except OSError as error:
-        raise SuiteError([f"{path}: cannot read: {error.strerror}"]) from None
+        problem = f"unknown suite file type {path.suffix!r}; use .yaml, .yml, .json or .jsonl"
+        raise FileReadError(display(str(path)), problem)
+    return read_text_file(path, limit=MAX_BYTES), kind
 
 
-def _parse_lines(path: Path, text: str) -> list[Source]:
+def _parse_lines(path: Path, text: str, origin: str | None) -> list[Source]:
     sources: list[Source] = []
     problems: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    note = f" (from {origin})" if origin else ""
+    # Lines end at "\n" only: JSON strings may hold U+2028, U+2029 or U+0085, where str.splitlines would cut.
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip(_JSON_SPACE):
             continue
         try:
             data = load_json(line)
         except SourceError as error:
-            problems.append(f"{path}:{number}:{error.column}: {error.message}")
+            problems.append(f"{path}:{number}:{error.column}: {error.message}{note}")
             continue
-        sources.append(LineSource(path, data, line, number))
+        sources.append(LineSource(path, data, line, number, origin))
     if problems:
         raise SuiteError(problems, source=str(path))
     return sources
@@ -161,20 +169,3 @@ def position_key(problem: str) -> tuple[str, int, int]:
     if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
         return parts[0], int(parts[1]), int(parts[2])
     return location, 0, 0
-
-
-def kind_of(value: Any) -> str:
-    """What ``value`` is, in words, for messages: ``a string ('x')``, ``a list``, ``nothing (null)``."""
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, bool):
-        return f"a boolean ({str(value).lower()})"
-    if isinstance(value, int | float):
-        return f"a number ({value!r})"
-    if isinstance(value, str):
-        return f"a string ({short_repr(value, 40)})"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    return type(value).__name__

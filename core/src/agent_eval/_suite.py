@@ -7,20 +7,21 @@ Parsed data holds plain dicts (JSON and YAML give nothing else), so it is checke
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from agent_eval._binding import EvaluatorBuilder
-from agent_eval._cases import CASE_KEYS, Cases, Checker
+from agent_eval._cases import CASE_KEYS, Cases, Checker, metadata_problem
 from agent_eval._errors import AgentEvalError, SuiteError, did_you_mean
 from agent_eval._model import Case
 from agent_eval._paths import relative_to
 from agent_eval._plugins import Registry, get_registry
 from agent_eval._sourcemap import KEY
-from agent_eval._sources import Place, kind_of, parse, position_key
-from agent_eval._text import short_repr
+from agent_eval._sources import Place, parse, position_key
+from agent_eval._text import kind_of, short_repr
 
 SUITE_KEYS = (
     "name",
@@ -65,6 +66,9 @@ def load_suite(path: str | Path, *, registry: Registry | None = None) -> SuiteFi
     sources = parse(path)
     with relative_to(path.parent.resolve()):
         suite = loader.load(sources)
+    if not loader.problems and not suite.cases:
+        where = loader.cases_place.where() if loader.cases_place is not None else str(path)
+        loader.problems.append(f"{where}: suite has no cases; add at least one")
     if loader.problems:
         raise SuiteError(sorted(loader.problems, key=position_key), source=str(path))
     return suite
@@ -77,7 +81,7 @@ class _Problems:
         self.lines: list[str] = []
 
     def add(self, place: Place, message: str) -> None:
-        self.lines.append(f"{place.where()}: {message}")
+        self.lines.append(f"{place.where()}: {message}{place.source.note}")
 
 
 class _Loader:
@@ -89,6 +93,8 @@ class _Loader:
         self.problems = self._problems.lines
         self.evaluators = EvaluatorBuilder(registry)
         self.checker = Checker()
+        #: Where the cases were given, for the message of a suite without any (None: the whole file).
+        self.cases_place: Place | None = None
 
     def load(self, sources: list[Any]) -> SuiteFile:
         if len(sources) != 1 or sources[0].is_line:
@@ -131,22 +137,28 @@ class _Loader:
         )
 
     def _case_places(self, place: Place, data: dict[str, Any]) -> list[Place]:
-        cases = data.get("cases")
-        if cases is None:
+        if "cases" not in data:
             message = "missing 'cases': a list of cases, or the path of a .jsonl/.json/.yaml file"
             self._problems.add(place, message)
             return []
+        cases = data["cases"]
+        if cases is None or cases == "":
+            message = "'cases' is empty; give a list of cases, or the path of a .jsonl/.json/.yaml file"
+            self._problems.add(place.child("cases"), message)
+            return []
+        self.cases_place = place.child("cases")
         if isinstance(cases, str):
-            return self._external_cases(cases)
+            return self._external_cases(cases, place.child("cases"))
         if not isinstance(cases, list):
             self._problems.add(place.child("cases"), f"'cases' must be a list (or a file path), got {kind_of(cases)}")
             return []
         return [place.child("cases", index) for index in range(len(cases))]
 
-    def _external_cases(self, reference: str) -> list[Place]:
-        target = (self.path.parent / reference).resolve()
+    def _external_cases(self, reference: str, pointer: Place) -> list[Place]:
+        # Made absolute without following symbolic links: a link is read (or refused) under its own name.
+        target = Path(os.path.abspath(self.path.parent / reference))  # noqa: PTH100 - resolve() follows links
         try:
-            sources = parse(target)
+            sources = parse(target, origin=pointer.where())
         except SuiteError as error:
             self.problems.extend(error.problems)
             return []
@@ -191,16 +203,15 @@ class _CaseReader:
         name = self._name(place, data, index, label)
         if "input" not in data:
             self.problems.add(place, f"{label}: missing 'input'")
-        metadata = data.get("metadata") or {}
-        if not isinstance(metadata, dict):
-            self.problems.add(
-                place.child("metadata"), f"{label}: 'metadata' must be a mapping, got {kind_of(metadata)}"
-            )
+        metadata = data.get("metadata")
+        problem = metadata_problem(metadata)
+        if problem:
+            self.problems.add(place.child("metadata"), f"{label}: {problem}")
         own = self.evaluator_list(place.child("evaluators"), data.get("evaluators"), label)
         if "evaluator" in data:
             own = self.evaluator_list(place.child("evaluator"), [data["evaluator"]], label, single=True) + own
         if name is not None:
-            duplicate = self.checker.duplicate(name, place.child("name").where())
+            duplicate = self.checker.duplicate(name, place.child("name").where)
             if duplicate:
                 self.problems.add(place.child("name"), duplicate)
                 return None
@@ -211,13 +222,12 @@ class _CaseReader:
             data.get("input"),
             expected=data.get("expected"),
             evaluators=(*shared, *own),
-            metadata=metadata,
+            metadata=metadata or {},
             location=place.location(),
             fingerprint=fingerprint(name, data, shared_entries),
         )
-        before = len(self.checker.problems)
-        self.checker.evaluators(case, label, place.where())
-        self.problems.lines.extend(self.checker.problems[before:])
+        for problem in self.checker.evaluator_problems(case):
+            self.problems.add(place, f"{label}: {problem}")
         return case
 
     def _name(self, place: Place, data: dict[str, Any], index: int, label: str) -> str | None:

@@ -59,7 +59,37 @@ def fake_judge(model="tiny-judge"):
     return check
 
 
+def fails_saying(reason):
+    """Fails with the given reason, as an evaluator quoting what it saw does."""
+
+    def check(output):
+        return Verdict(False, 0.0, reason)
+
+    check.inline = True
+    return check
+
+
+def raises_saying(message):
+    """Raises an error with the given message."""
+
+    def check(output):
+        raise ValueError(message)
+
+    check.inline = True
+    return check
+
+
+def echoes():
+    """Fails with the whole answer as its reason, as an evaluator quoting what it saw does."""
+
+    def check(output):
+        return Verdict(False, 0.0, as_text(output))
+
+    check.inline = True
+    return check
+
+
 @hookimpl
 def register_evaluators(register):
-    for factory in (says, graded, never_judges, explodes, fake_judge):
+    for factory in (says, graded, never_judges, explodes, fake_judge, fails_saying, raises_saying, echoes):
         register(factory)

@@ -91,6 +91,7 @@ def test_the_job_holds_paths_and_settings_only_and_survives_plain_data(
     job = job_of(plan("evals/suite.yaml"), None)
     assert job.suite_path == str(tmp_path / "evals" / "suite.yaml")
     assert job.import_paths == (str(tmp_path), str(tmp_path / "evals"))
+    assert job.cwd == str(tmp_path)
     assert (job.timeout, job.repeat, job.case_pass_rate) == (2.5, 3, 0.5)
     data = job.to_dict()
     assert data["import_paths"] == [str(tmp_path), str(tmp_path / "evals")]
@@ -102,7 +103,7 @@ def test_with_a_working_dir_the_paths_are_relative_to_it_as_workers_see_it(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     job = job_of(plan("evals/suite.yaml"), str(tmp_path))
-    assert (job.suite_path, job.import_paths) == ("evals/suite.yaml", (".", "evals"))
+    assert (job.suite_path, job.import_paths, job.cwd) == ("evals/suite.yaml", (".", "evals"), None)
     with pytest.raises(ValueError, match="must be inside working_dir"):
         job_of(plan("../elsewhere/suite.yaml"), str(tmp_path))
 

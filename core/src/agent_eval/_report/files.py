@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 import secrets
 import stat
 from pathlib import Path
 from typing import IO, Any
+
+from agent_eval._json import dumps
 
 
 def write_atomic(path: str | Path, text: str) -> None:
@@ -47,6 +48,9 @@ def write_atomic(path: str | Path, text: str) -> None:
         raise
 
 
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
 class LineWriter:
     """Appends one JSON object per line, flushed at once, so a crash loses no finished line."""
 
@@ -60,7 +64,11 @@ class LineWriter:
 
     def write(self, record: dict[str, Any]) -> None:
         """Append ``record`` as one line and flush it to the operating system."""
-        self._stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+        line = dumps(record)
+        if not line.isascii():
+            # JSON leaves these three unescaped, and str.splitlines (and other readers) end a line at each
+            line = line.translate(_LINE_BREAKS)
+        self._stream.write(line + "\n")
         self._stream.flush()
 
     def close(self) -> None:

@@ -4,6 +4,11 @@ The summary is rendered here with every value escaped; the cases travel as JSON 
 ``<script type="application/json">`` element (with ``<``, ``>`` and ``&`` escaped, so no ``</script>``
 can end it) and the page's own script, allowed by its hash in the Content-Security-Policy, builds the
 table with ``textContent``. Any other script, injected or not, is refused by the browser.
+
+What the page shows is made for people on this side: every text has its control characters shown as
+escapes and is capped at :data:`agent_eval._text.DISPLAY_LIMIT` characters (the JSON report has the whole
+text), and an input, output, expected answer or metadata whose JSON is longer than that arrives as its
+JSON text, capped like any other.
 """
 
 from __future__ import annotations
@@ -17,13 +22,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from agent_eval._codec import display_text, jsonable
 from agent_eval._model import STATUSES, EvalReport
 from agent_eval._report.console import format_duration
 from agent_eval._report.files import write_atomic
 from agent_eval._report.markdown import gate
+from agent_eval._text import DISPLAY_LIMIT, block, cell, plural
 
+#: The counts of each status, in the summary and on the filter buttons (a row's status is PASS, ERROR...).
 _LABELS = {"passed": "Passed", "failed": "Failed", "error": "Errors", "skipped": "Skipped"}
-_FILTER_LABELS = {"passed": "Passed", "failed": "Failed", "error": "Error", "skipped": "Skipped"}
+#: Keys of a case (and of an evaluation) whose values are shown as text: what the agent and evaluators made.
+_VALUES = ("input", "output", "expected", "metadata")
 _COUNT_ATTRS = {"passed": "passed", "failed": "failed", "error": "errored", "skipped": "skipped"}
 _META_LABELS = {
     "run_id": "Run",
@@ -65,7 +74,7 @@ def render(report: EvalReport) -> str:
             "<body>",
             _header(report),
             _main(report),
-            f'<script type="application/json" id="report-data">{embed_json(report.to_dict())}</script>',
+            f'<script type="application/json" id="report-data">{embed_json(page_data(report))}</script>',
             f"<script>{script}</script>",
             "</body>",
             "</html>",
@@ -85,7 +94,66 @@ def content_security_policy(script: str) -> str:
 
 def embed_json(data: Any) -> str:
     """``data`` as JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` left."""
-    return json.dumps(data, ensure_ascii=False).translate(_JSON_ESCAPES)
+    from agent_eval._json import dumps
+
+    return dumps(data).translate(_JSON_ESCAPES)
+
+
+def page_data(report: EvalReport) -> dict[str, Any]:
+    """The report as the page's script reads it: :meth:`EvalReport.to_dict` with every text made to show."""
+    data = report.to_dict()
+    cases = [_case_data(case) for case in data.pop("cases")]
+    return {"cases": cases, **_record(data)}
+
+
+def _case_data(case: dict[str, Any]) -> dict[str, Any]:
+    shown = _record(case)
+    shown["evaluations"] = [_record(evaluation) for evaluation in case.get("evaluations") or ()]
+    return shown
+
+
+def _record(record: dict[str, Any]) -> dict[str, Any]:
+    """A case's or an evaluation's data with every text made to show, as :func:`_shown` does.
+
+    An input, output, expected answer or metadata whose JSON is longer than :data:`DISPLAY_LIMIT` becomes
+    that JSON text, capped; smaller ones stay JSON data, which the page indents when a case is opened.
+    (They are JSON data already: to_dict wrote them through jsonable, so dumping them cannot fail.) The
+    record's keys are agent-eval's own, and its ``evaluations`` are left out: they are records of their own.
+    """
+    shown = {}
+    for key, value in record.items():
+        kind = type(value)
+        if kind is str:
+            if len(value) > DISPLAY_LIMIT or not value.isprintable():
+                value = block(value)
+        elif kind is dict or kind is list:
+            if key == "evaluations":
+                continue
+            if key in _VALUES and value and not _flat_and_short(value):
+                text = json.dumps(value, ensure_ascii=False)
+                value = block(text) if len(text) > DISPLAY_LIMIT else _shown(value)
+            elif value:
+                value = _shown(value)
+        shown[key] = value
+    return shown
+
+
+def _flat_and_short(value: dict[str, Any] | list[Any]) -> bool:
+    """True for a few values none of which holds others: shown whole, it stays short (each text is capped)."""
+    items = value.values() if type(value) is dict else value
+    return len(value) <= 16 and not any(type(item) is dict or type(item) is list for item in items)
+
+
+def _shown(value: Any) -> Any:
+    """``value`` (JSON data) with every string through :func:`agent_eval._text.block`: capped, controls escaped."""
+    kind = type(value)
+    if kind is str:
+        return value if len(value) <= DISPLAY_LIMIT and value.isprintable() else block(value)
+    if kind is dict:
+        return {key if key.isprintable() else cell(key): _shown(item) for key, item in value.items()}
+    if kind is list:
+        return [_shown(item) for item in value]
+    return value
 
 
 @functools.cache
@@ -115,12 +183,12 @@ def _title(report: EvalReport) -> str:
         verdict = '<span class="verdict ok">PASSED</span>'
     else:
         verdict = '<span class="verdict bad">BELOW THE BAR</span>'
-    facts = [f"run {report.metadata['run_id']}"] if report.metadata.get("run_id") else []
+    facts = [f"run {cell(report.metadata['run_id'], 200)}"] if report.metadata.get("run_id") else []
     if report.started_at:
-        facts.append(f"started {report.started_at}")
+        facts.append(f"started {cell(report.started_at, 200)}")
     if report.metadata.get("agent"):
-        facts.append(f"agent {report.metadata['agent']}")
-    subtitle = escape(" · ".join(str(fact) for fact in facts))
+        facts.append(f"agent {cell(report.metadata['agent'], 1000)}")
+    subtitle = escape(" · ".join(facts))
     return (
         f'<div class="title"><h1>{escape(_suite_name(report))}</h1>{verdict}'
         f'<span class="subtitle">{subtitle}</span></div>'
@@ -129,13 +197,13 @@ def _title(report: EvalReport) -> str:
 
 def _stats(report: EvalReport) -> str:
     outcome = gate(report)
-    rate_label = "pass rate" + (" (strict)" if outcome.strict else "") + f" · bar {outcome.bar:.0%}"
+    rate_label = "Pass rate" + (" (strict)" if outcome.strict else "") + f" · bar {outcome.bar:.0%}"
     items = [_stat("rate", f"{outcome.rate:.1%}", rate_label)]
     items += [_stat(status, str(getattr(report, _COUNT_ATTRS[status])), _LABELS[status]) for status in STATUSES]
-    items.append(_stat("time", format_duration(report.total_ms), "time"))
+    items.append(_stat("time", format_duration(report.total_ms), "Time"))
     tokens = report.usage.get("total_tokens")
     if tokens:
-        items.append(_stat("tokens", f"{tokens:,}", "judge tokens"))
+        items.append(_stat("tokens", f"{tokens:,}", "Judge tokens"))
     return f'<div class="stats">{"".join(items)}</div>'
 
 
@@ -160,7 +228,7 @@ def _interrupted(report: EvalReport) -> str:
         return ""
     planned = report.planned if report.planned is not None else report.total
     return (
-        f'<p class="banner" role="status">Interrupted: {report.total} of {planned} planned cases finished; '
+        f'<p class="banner" role="status">Interrupted: {report.total} of {plural(planned, "planned case")} finished; '
         "the others did not run and are not listed.</p>"
     )
 
@@ -173,7 +241,7 @@ def _controls(report: EvalReport) -> str:
     for status in STATUSES:
         count = getattr(report, _COUNT_ATTRS[status])
         buttons.append(
-            f'<button type="button" data-status="{status}" aria-pressed="false">{_FILTER_LABELS[status]}'
+            f'<button type="button" data-status="{status}" aria-pressed="false">{_LABELS[status]}'
             f'<span class="count">{count}</span></button>'
         )
     return (
@@ -198,20 +266,21 @@ def _main(report: EvalReport) -> str:
             "<noscript><p>The table of cases needs JavaScript; the summary above and the JSON report hold "
             "the same results.</p></noscript>",
             "</div></main>",
-            f"<footer>agent-eval {escape(str(report.metadata.get('agent_eval_version') or ''))}</footer>",
+            f"<footer>agent-eval {escape(cell(report.metadata.get('agent_eval_version'), 100))}</footer>",
         ]
     )
 
 
 def _run_info(report: EvalReport) -> str:
     rows = []
-    for key, value in report.metadata.items():
+    metadata: dict[str, Any] = jsonable(report.metadata)  # JSON values: each prints as text
+    for key, value in metadata.items():
         if value is None or value == {} or value == []:
             continue
-        label = _META_LABELS.get(key, key.replace("_", " ").capitalize())
-        rows.append(f"<dt>{escape(label)}</dt><dd>{escape(_plain(value))}</dd>")
+        label = _META_LABELS.get(key, cell(key, 200).replace("_", " ").capitalize())
+        rows.append(f"<dt>{escape(label)}</dt><dd>{escape(cell(_plain(value), 2000))}</dd>")
     if report.started_at:
-        rows.append(f"<dt>Started</dt><dd>{escape(report.started_at)}</dd>")
+        rows.append(f"<dt>Started</dt><dd>{escape(cell(report.started_at, 200))}</dd>")
     usage = report.usage
     if usage:
         shown = ", ".join(f"{key} {value:,}" for key, value in sorted(usage.items()))
@@ -228,8 +297,8 @@ def _plain(value: Any) -> str:
         return ", ".join(f"{key} {item}" if item is not None else str(key) for key, item in value.items())
     if isinstance(value, list):
         return ", ".join(str(item) for item in value)
-    return json.dumps(value)
+    return display_text(value)
 
 
 def _suite_name(report: EvalReport) -> str:
-    return str(report.name or report.metadata.get("suite") or "agent-eval")
+    return cell(report.name or report.metadata.get("suite") or "agent-eval", 1000)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_eval._codec import jsonable
+from agent_eval._files import read_text_file
 from agent_eval._model import EvalReport, EvalResult
 from agent_eval._report.files import LineWriter, write_atomic
 
@@ -18,8 +19,55 @@ def write(report: EvalReport, path: str | Path) -> None:
 
 
 def read(path: str | Path) -> EvalReport:
-    """Load a report written by :func:`write`."""
-    return EvalReport.from_json(Path(path).read_text(encoding="utf-8"))
+    """Load a report written by :func:`write`.
+
+    FileReadError when the file cannot be read (missing, not a regular file, too large, not UTF-8);
+    ValueError, saying which field, when it is not a report.
+    """
+    return EvalReport.from_json(read_text_file(path))
+
+
+def read_lines(path: str | Path) -> EvalReport:
+    """Load the cases a ``--jsonl`` stream holds, finished or not (a killed run leaves no summary line).
+
+    The run's facts come from the lines' ``run`` field; a case written twice (a run resumed into the
+    same file) counts once, as its last line has it.
+    """
+    from agent_eval._sourcemap import SourceError, load_json
+
+    text = read_text_file(path)
+    cases: dict[str, EvalResult] = {}
+    run: dict[str, Any] = {}
+    summary: dict[str, Any] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = load_json(line)
+        except SourceError as error:
+            if number == text.count("\n") + 1:
+                break  # the last line of a killed run may be cut short
+            raise ValueError(f"line {number}: {error.message}") from None
+        if not isinstance(record, dict):
+            raise ValueError(f"line {number}: expected an object, got {type(record).__name__}")
+        kind = record.get("type")
+        if isinstance(record.get("run"), dict):
+            run = record["run"]
+        if kind == "case":
+            try:
+                result = EvalResult.from_dict(record)
+            except (ValueError, TypeError, KeyError) as error:
+                raise ValueError(f"line {number}: {error}") from None
+            cases[result.name] = result
+        elif kind == "summary":
+            summary = record
+    return EvalReport(
+        list(cases.values()),
+        name=summary.get("name") if isinstance(summary.get("name"), str) else run.get("suite"),
+        interrupted=not summary or bool(summary.get("interrupted")),
+        planned=summary.get("planned") if isinstance(summary.get("planned"), int) else None,
+        metadata=run,
+    )
 
 
 class CaseStream:
@@ -38,8 +86,7 @@ class CaseStream:
 
     def finish(self, report: EvalReport) -> None:
         """Append the run's summary line and close the file."""
-        summary = report.to_dict()
-        del summary["cases"]
+        summary = report.summary_dict()
         self._write({"type": "summary", "run": self._run, **summary})
         with contextlib.suppress(OSError):
             self._writer.close()

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_eval._codec import display_text, jsonable
 from agent_eval._model import EvalReport, EvalResult
+from agent_eval._report.console import format_score
 from agent_eval._report.files import write_atomic
-from agent_eval._text import shorten
+from agent_eval._text import block, capped, cell, plural, text_of, visible
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
 
-#: Characters XML 1.0 does not allow anywhere, not even escaped (most C0 controls, lone surrogates, U+FFFE/F).
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 #: Longest ``message`` attribute; the full text goes in the element's body.
 MESSAGE_LIMIT = 1000
 
@@ -39,10 +37,10 @@ def render(report: EvalReport) -> str:
     attributes = {"name": suite_name, **counts, "skipped": str(report.skipped), "time": _seconds(report.total_ms)}
     if report.started_at:
         attributes["timestamp"] = report.started_at
-    suite = SubElement(root, "testsuite", _clean_all(attributes))
+    suite = SubElement(root, "testsuite", _one_line_all(attributes))
     properties = SubElement(suite, "properties")
     for name, value in _properties(report):
-        SubElement(properties, "property", {"name": name, "value": _clean(value)})
+        SubElement(properties, "property", {"name": cell(name), "value": cell(value)})
     for result in report.cases:
         suite.append(_testcase(result, suite_name))
     if report.interrupted:
@@ -55,7 +53,7 @@ def _testcase(result: EvalResult, classname: str) -> Element:
     from xml.etree.ElementTree import Element, SubElement
 
     case = Element(
-        "testcase", _clean_all({"name": result.name, "classname": classname, "time": _seconds(result.duration_ms)})
+        "testcase", _one_line_all({"name": result.name, "classname": classname, "time": _seconds(result.duration_ms)})
     )
     why = result.error or result.reason or ""
     if result.status == "failed":
@@ -64,41 +62,35 @@ def _testcase(result: EvalResult, classname: str) -> Element:
         SubElement(case, "error", {"message": _message(why or "error"), "type": "error"}).text = _details(result)
     elif result.status == "skipped":
         SubElement(case, "skipped", {"message": _message(why or "skipped")})
-    SubElement(case, "system-out").text = _clean(_output_text(result))
+    SubElement(case, "system-out").text = _output_text(result)
     return case
 
 
 def _details(result: EvalResult) -> str:
-    """One line per evaluation: name, status, score and reason (or error)."""
+    """One line per evaluation: name, status, score and reason (or error), then where an error was raised."""
     lines = []
     if result.error and not result.evaluations:
-        lines.append(result.error)
+        lines.append(capped(text_of(result.error)))
+        lines += [f"  at {frame}" for frame in result.frames]
     for evaluation in result.evaluations:
-        score = "" if evaluation.score is None else f" score={evaluation.score:.3g}"
+        score = "" if evaluation.score is None else f" score={format_score(evaluation.score, '.3g')}"
         why = evaluation.error or evaluation.reason
-        lines.append(f"{evaluation.name}: {evaluation.status}{score}" + (f": {why}" if why else ""))
-    return _clean("\n".join(lines) or result.reason or result.status)
+        lines.append(f"{evaluation.name}: {evaluation.status}{score}" + (f": {capped(text_of(why))}" if why else ""))
+        lines += [f"  at {frame}" for frame in evaluation.frames]
+    return visible("\n".join(lines) or capped(text_of(result.reason)) or result.status, lines=True)
 
 
 def _output_text(result: EvalResult) -> str:
-    parts = [f"input:\n{_show(result.input)}", f"output:\n{_show(result.output)}"]
+    parts = [f"input:\n{block(display_text(result.input))}", f"output:\n{block(display_text(result.output))}"]
     if result.expected is not None:
-        parts.append(f"expected:\n{_show(result.expected)}")
+        parts.append(f"expected:\n{block(display_text(result.expected))}")
     if result.score is not None:
-        parts.append(f"score: {result.score:.4g}")
+        parts.append(f"score: {format_score(result.score, '.4g')}")
     return "\n\n".join(parts)
 
 
-def _show(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, indent=2)
-
-
 def _properties(report: EvalReport) -> list[tuple[str, str]]:
-    meta = report.metadata
+    meta: dict[str, Any] = jsonable(report.metadata)  # JSON values, with text keys: each sorts and prints
     found: list[tuple[str, Any]] = [
         ("run_id", meta.get("run_id")),
         ("suite_file", meta.get("suite_file")),
@@ -123,39 +115,29 @@ def _properties(report: EvalReport) -> list[tuple[str, str]]:
 def _property_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value)
+    return text_of(value)
 
 
 def _interrupted_note(report: EvalReport) -> str:
     planned = report.planned if report.planned is not None else report.total
     return (
-        f"INTERRUPTED: {report.total} of {planned} planned cases finished; "
+        f"INTERRUPTED: {report.total} of {plural(planned, 'planned case')} finished; "
         f"the other {planned - report.total} did not run and are not listed."
     )
 
 
 def _suite_name(report: EvalReport) -> str:
-    return str(report.name or report.metadata.get("suite") or "agent-eval")
+    return cell(report.name or report.metadata.get("suite") or "agent-eval", 1000)
 
 
 def _seconds(ms: float) -> str:
     return f"{ms / 1000:.3f}"
 
 
-def _message(text: str) -> str:
+def _message(text: Any) -> str:
     """A one-line, bounded attribute value."""
-    return _clean(shorten(text, MESSAGE_LIMIT))
+    return cell(text, MESSAGE_LIMIT)
 
 
-def _clean(text: str) -> str:
-    """``text`` with every character XML 1.0 forbids shown as an escape such as ``\\x1b``."""
-    return _NOT_XML.sub(_escape_char, text)
-
-
-def _clean_all(attributes: dict[str, str]) -> dict[str, str]:
-    return {key: _clean(value) for key, value in attributes.items()}
-
-
-def _escape_char(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+def _one_line_all(attributes: dict[str, str]) -> dict[str, str]:
+    return {key: cell(value) for key, value in attributes.items()}

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
+from typing import Any
 
 import attrs
 
 from agent_eval._model import EvalReport, EvalResult
-from agent_eval._report.console import format_duration
+from agent_eval._report.console import format_duration, format_score, interval, repeat_figures, status_label
 from agent_eval._report.files import write_atomic
-from agent_eval._text import shorten
+from agent_eval._text import cell, plural
 
 #: At most this many failing cases are listed; the rest are counted.
 FAILING_LIMIT = 50
 #: Longest reason shown in a table cell.
 REASON_LIMIT = 200
 
-_LABELS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "skipped": "SKIP"}
 #: Characters that Markdown (or the HTML GitHub renders inside it) would interpret.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 _HTML_SPECIAL = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
@@ -39,10 +40,17 @@ class Gate:
 
 def gate(report: EvalReport) -> Gate:
     """The run's gate, from the ``min_pass_rate`` and ``strict`` the run recorded (default 1.0, not strict)."""
-    strict = bool(report.metadata.get("strict", False))
+    strict = report.metadata.get("strict", False) is True
+    bar = recorded_bar(report)
+    return Gate(report.rate(strict=strict), 1.0 if bar is None else bar, strict)
+
+
+def recorded_bar(report: EvalReport) -> float | None:
+    """The ``min_pass_rate`` the run recorded, or None (an int too big for a float, or NaN, is none)."""
     bar = report.metadata.get("min_pass_rate")
-    bar = float(bar) if isinstance(bar, int | float) and not isinstance(bar, bool) else 1.0
-    return Gate(report.rate(strict=strict), bar, strict)
+    if isinstance(bar, int | float) and not isinstance(bar, bool) and abs(bar) <= sys.float_info.max:
+        return float(bar)
+    return None
 
 
 def write(report: EvalReport, path: str | Path) -> None:
@@ -56,7 +64,7 @@ def render(report: EvalReport) -> str:
     if report.interrupted:
         planned = report.planned if report.planned is not None else report.total
         blocks.append(
-            f"> [!WARNING]\n> **Interrupted:** {report.total} of {planned} planned cases finished; "
+            f"> [!WARNING]\n> **Interrupted:** {report.total} of {plural(planned, 'planned case')} finished; "
             "the others did not run."
         )
     failing = [result for result in report.cases if result.status in ("failed", "error")]
@@ -72,13 +80,16 @@ def _heading(report: EvalReport) -> str:
     outcome = gate(report)
     ok = outcome.met and not report.interrupted
     icon = "✅" if ok else "❌"
-    name = escape(str(report.name or report.metadata.get("suite") or "agent-eval"))
+    name = escape(report.name or report.metadata.get("suite") or "agent-eval", 200)
     return f"### {icon} agent-eval: {name} — {report.passed} of {report.total} passed"
 
 
 def _counts(report: EvalReport) -> str:
     outcome = gate(report)
+    stats = report.stats
     rate = f"{outcome.rate:.1%}" + (" (strict)" if outcome.strict else "")
+    if not outcome.strict and stats["ci_low"] is not None:
+        rate += f" (95% CI {interval(stats['ci_low'], stats['ci_high'])})"
     verdict = "met" if outcome.met else "**not met**"
     header = "| Passed | Failed | Errors | Skipped | Pass rate | Bar | Time |"
     rule = "|---:|---:|---:|---:|---:|---:|---:|"
@@ -86,7 +97,12 @@ def _counts(report: EvalReport) -> str:
         f"| {report.passed} | {report.failed} | {report.errored} | {report.skipped} | {rate} "
         f"| {outcome.bar:.0%} {verdict} | {format_duration(report.total_ms)} |"
     )
-    return "\n".join((header, rule, row))
+    lines = [header, rule, row]
+    figures = repeat_figures(stats)
+    if figures:
+        flaky = sum(result.flaky for result in report.cases)
+        lines += ["", f"{stats['repeat']} attempts per case{figures} · {plural(flaky, 'flaky case')}"]
+    return "\n".join(lines)
 
 
 def _failing(failing: list[EvalResult]) -> str:
@@ -97,9 +113,9 @@ def _failing(failing: list[EvalResult]) -> str:
         "|---|---|---:|---|",
     ]
     for result in failing[:FAILING_LIMIT]:
-        score = "" if result.score is None else f"{result.score:.2f}"
-        why = escape(shorten(result.error or result.reason, REASON_LIMIT))
-        lines.append(f"| {escape(shorten(result.name, 80))} | {_LABELS[result.status]} | {score} | {why} |")
+        why = escape(result.error or result.reason, REASON_LIMIT)
+        status = escape(status_label(result), 10) + (" (flaky)" if result.flaky else "")
+        lines.append(f"| {escape(result.name, 80)} | {status} | {escape(format_score(result.score))} | {why} |")
     if len(failing) > FAILING_LIMIT:
         lines += ["", f"… and {len(failing) - FAILING_LIMIT} more; the JUnit, HTML or JSON report lists them all."]
     return "\n".join(lines)
@@ -112,15 +128,14 @@ def _footer(report: EvalReport) -> str:
         parts.append(f"agent-eval {meta['agent_eval_version']}")
     for key, label in (("suite_file", "suite"), ("agent", "agent"), ("run_id", "run")):
         if meta.get(key):
-            parts.append(f"{label} {escape(str(meta[key]))}")
+            parts.append(f"{label} {escape(meta[key], 200)}")
     tokens = report.usage.get("total_tokens")
     if tokens:
         parts.append(f"{tokens:,} judge tokens")
     return f"<sub>{' · '.join(parts)}</sub>" if parts else ""
 
 
-def escape(text: str) -> str:
-    """``text`` safe inside a Markdown table cell: one line, no markup, no HTML."""
-    line = " ".join(text.split())
-    line = "".join(_HTML_SPECIAL.get(char, char) for char in line)
+def escape(value: Any, limit: int | None = None) -> str:
+    """``value`` safe inside a Markdown table cell: one line (controls shown as escapes), no markup, no HTML."""
+    line = "".join(_HTML_SPECIAL.get(char, char) for char in cell(value, limit))
     return _MARKDOWN_SPECIAL.sub(r"\\\1", line)

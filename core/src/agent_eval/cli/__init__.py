@@ -13,10 +13,11 @@ from typing import NoReturn
 import click
 
 from agent_eval._version import __version__
-from agent_eval.cli._common import DEBUG_ENV, EXIT_INTERNAL, EXIT_INTERRUPTED
+from agent_eval.cli._common import DEBUG_ENV, EXIT_INTERNAL, EXIT_INTERRUPTED, UsageProblem
 from agent_eval.cli.evaluators import list_evaluators
 from agent_eval.cli.history import compare, runs, show
-from agent_eval.cli.run import run
+from agent_eval.cli.merge import merge
+from agent_eval.cli.run import rescore, run
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -25,7 +26,7 @@ def main() -> None:
     """Grade the answers of LLM agents against criteria."""
 
 
-for _command in (list_evaluators, run, runs, show, compare):
+for _command in (list_evaluators, run, rescore, runs, show, compare, merge):
     main.add_command(_command)
 
 
@@ -38,7 +39,7 @@ def entry(args: list[str] | None = None) -> NoReturn:
     except KeyboardInterrupt:
         _die("interrupted", EXIT_INTERRUPTED)
     except click.ClickException as error:
-        error.show()
+        _show(error)
         sys.exit(error.exit_code)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
@@ -50,6 +51,18 @@ def entry(args: list[str] | None = None) -> NoReturn:
             raise
         _die(f"internal error: {type(error).__name__}: {error} (set {DEBUG_ENV}=1 for the traceback)", EXIT_INTERNAL)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _show(error: click.ClickException) -> None:
+    """One ``error:`` line, as for agent-eval's own errors; for click's usage errors, a hint after it."""
+    if isinstance(error, UsageProblem):
+        error.show()
+        return
+    message = " ".join(error.format_message().split()).rstrip(".")
+    click.echo(f"error: {message[:1].lower()}{message[1:]}", err=True)
+    context = getattr(error, "ctx", None)
+    if isinstance(error, click.UsageError) and context is not None:
+        click.echo(f"Try '{context.command_path} --help'.", err=True)
 
 
 def _die(message: str, code: int) -> NoReturn:

@@ -21,6 +21,7 @@ from agent_eval._model import AgentContext, EvalReport, EvalResult
 from agent_eval._plugins import Registry, get_registry
 from agent_eval._report.console import print_report
 from agent_eval._suite import SuiteFile, load_suite
+from agent_eval._text import cell, plural, text_of
 from agent_eval._version import __version__
 from agent_eval.cli._common import (
     DEFAULT_HISTORY,
@@ -28,10 +29,14 @@ from agent_eval.cli._common import (
     EXIT_INTERRUPTED,
     UsageProblem,
     check_targets,
+    collect_now_and_then,
     describe_os_error,
     exit_code,
+    phase,
     warn,
+    write_phases,
     write_reports,
+    young_garbage_only,
 )
 
 
@@ -53,34 +58,173 @@ class RunOptions:
     history_path: Path | None = None
     no_history: bool = False
     quiet: bool = False
+    verbose: bool = False
     filters: tuple[str, ...] = ()
     executor: str | None = None
     executor_options: dict[str, str] = attrs.Factory(dict)
+    shard: tuple[int, int] | None = None
+    resume: str | None = None
+    retry_errors: str | None = None
 
 
 def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int:
     """Run a suite file as the CLI does and return the exit code."""
+    try:
+        with young_garbage_only():
+            return _execute(suite_path, agent_ref, options)
+    finally:
+        write_phases()
+
+
+def _execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int:
     check_targets([*_reports(options), ("--jsonl", options.jsonl_path, "jsonl")])
     registry = get_registry()
-    suite = _load(suite_path, registry)
-    positions = _select(suite, options.filters)
+    with phase("load"):
+        suite = _load(suite_path, registry)
+    selected = _select(suite, options.filters)
+    positions = _shard_positions(suite, selected, options.shard)
+    taken = _taken(suite, positions, options)
+    to_run = [position for position in positions if position not in taken]
     reference, agent = _agent(agent_ref, suite)
     for broken in registry.broken:
-        print(f"warning: {broken.message()}", file=sys.stderr)
+        print(f"warning: {cell(broken.message())}", file=sys.stderr)
     executor = _executor(options, suite, registry)
-    plan = _plan(suite, positions, agent, reference, options)
-    run_info = _run_info(suite, reference, options)
+    plan = _plan(suite, to_run, agent, reference, options)
+    run_info = _run_info(suite, reference, options) | _scope_info(suite, selected, positions, taken, options)
     stream = _case_stream(options.jsonl_path, run_info)
+    if stream is not None and not _same_file(options.jsonl_path, options.resume or options.retry_errors):
+        for index, position in enumerate(positions):  # the taken-over cases too: the new file is whole
+            if position in taken:
+                stream.case(index, taken[position])
+    index_of = {position: index for index, position in enumerate(positions)}
     with _progress(len(plan.cases), enabled=not options.quiet) as advance:
 
         def on_result(index: int, result: EvalResult) -> None:
             if stream is not None:
-                stream.case(index, result)
+                stream.case(index_of[to_run[index]], result)
+            advance()
+            collect_now_and_then()
+
+        with phase("run"):
+            report = run_plan(plan, executor, on_result=on_result)
+    if taken:
+        report = _joined(report, suite, positions, taken)
+    report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
+    code = _finish(report, suite, options, stream)
+    if not positions and options.shard is not None:
+        print(f"shard {options.shard[0]}/{options.shard[1]} holds no case of this suite", file=sys.stderr)
+        return 0  # an empty shard is not an error: its matrix job has nothing to do
+    return code
+
+
+def rescore_run(run_ref: str, suite_path: Path | None, options: RunOptions) -> int:
+    """Grade the outputs a recorded run stored with the suite's evaluators now; no agent is called."""
+    from agent_eval._replay import ReplayExecutor, no_agent
+    from agent_eval.cli._common import load_run
+
+    check_targets([*_reports(options), ("--jsonl", options.jsonl_path, "jsonl")])
+    previous = load_run(run_ref, str(options.history_path) if options.history_path else None)
+    if suite_path is None:
+        recorded = previous.metadata.get("suite_file")
+        if not isinstance(recorded, str) or not recorded:
+            raise UsageProblem(f"{run_ref}: the run does not say which suite file it ran; give SUITE")
+        suite_path = Path(recorded)
+    registry = get_registry()
+    suite = _load(suite_path, registry)
+    stored = {result.name: result for result in previous.cases}
+    positions = [position for position, case in enumerate(suite.cases) if case.name in stored]
+    missing = len(suite.cases) - len(positions)
+    if missing:
+        warn(
+            f"{plural(missing, 'case')} of {suite.path} {'is' if missing == 1 else 'are'} not in {run_ref}: not graded"
+        )
+    # a case whose agent failed stored no answer to grade: it stays as it was
+    unanswered = {p: stored[suite.cases[p].name] for p in positions if _unanswered(stored[suite.cases[p].name])}
+    to_run = [position for position in positions if position not in unanswered]
+    repeat = max((len(stored[suite.cases[p].name].attempts) for p in to_run), default=0) or 1
+    options = attrs.evolve(options, repeat=repeat, executor=None)
+    plan = _plan(suite, to_run, no_agent, "(rescored)", options)
+    run_info = _run_info(suite, str(previous.metadata.get("agent") or ""), options)
+    run_info.update(rescored_from=str(previous.metadata.get("run_id") or run_ref), executor="replay")
+    stream = _case_stream(options.jsonl_path, run_info)
+    index_of = {position: index for index, position in enumerate(positions)}
+    with _progress(len(plan.cases), enabled=not options.quiet) as advance:
+
+        def on_result(index: int, result: EvalResult) -> None:
+            if stream is not None:
+                stream.case(index_of[to_run[index]], result)
             advance()
 
-        report = run_plan(plan, executor, on_result=on_result)
+        report = run_plan(plan, ReplayExecutor(stored), on_result=on_result)
+    report = _joined(report, suite, positions, unanswered)
     report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
     return _finish(report, suite, options, stream)
+
+
+def _unanswered(result: EvalResult) -> bool:
+    """True when the agent gave no answer to grade (it raised or timed out, in every attempt)."""
+    if result.attempts:
+        return all(attempt.output is None for attempt in result.attempts)
+    return result.output is None
+
+
+def _shard_positions(suite: SuiteFile, positions: list[int], shard: tuple[int, int] | None) -> list[int]:
+    if shard is None:
+        return positions
+    from agent_eval._resume import in_shard
+
+    return in_shard(suite.cases, positions, *shard)
+
+
+def _taken(suite: SuiteFile, positions: list[int], options: RunOptions) -> dict[int, EvalResult]:
+    """The cases an earlier run finished that this one takes over (``--resume``, ``--retry-errors``)."""
+    source = options.resume or options.retry_errors
+    if source is None:
+        return {}
+    from agent_eval._resume import finished
+    from agent_eval.cli._common import load_run
+
+    previous = load_run(source, str(options.history_path) if options.history_path else None)
+    repeat = _repeat(options, suite)
+    return finished(
+        previous.cases, suite.cases, positions, repeat=repeat, retry_errors=options.retry_errors is not None
+    )
+
+
+def _joined(report: EvalReport, suite: SuiteFile, positions: list[int], taken: dict[int, EvalResult]) -> EvalReport:
+    """This run's results and the taken-over ones, in the suite's order (names are unique in a suite)."""
+    fresh = {result.name: result for result in report.cases}
+    ordered = []
+    for position in positions:
+        result = taken.get(position) or fresh.get(suite.cases[position].name)
+        if result is not None:
+            ordered.append(result)
+    return attrs.evolve(report, cases=ordered, planned=len(positions), interrupted=len(ordered) < len(positions))
+
+
+def _scope_info(
+    suite: SuiteFile, selected: list[int], positions: list[int], taken: dict[int, EvalResult], options: RunOptions
+) -> dict[str, Any]:
+    """What part of the suite the run covered: the shard, the digest shards share, what was taken over."""
+    from agent_eval._resume import suite_digest
+
+    info: dict[str, Any] = {"suite_digest": suite_digest(suite.cases, selected), "suite_cases": len(selected)}
+    if options.shard is not None:
+        info["shard"] = f"{options.shard[0]}/{options.shard[1]}"
+        info["positions"] = positions
+    source = options.resume or options.retry_errors
+    if source is not None:
+        info["resumed_from"] = source
+        info["taken_over"] = len(taken)
+    return info
+
+
+def _same_file(path: Path | None, ref: str | None) -> bool:
+    if path is None or ref is None:
+        return False
+    import os.path
+
+    return os.path.lexists(ref) and os.path.realpath(ref) == os.path.realpath(path)
 
 
 def _plan(
@@ -109,8 +253,10 @@ def _finish(report: EvalReport, suite: SuiteFile, options: RunOptions, stream: A
     if stream is not None:
         stream.finish(report)
     bar = _bar(options, suite)
-    print_report(report, quiet=options.quiet, strict=options.strict, bar=bar)
-    _record(report, options)  # first: a report path that cannot be written must not lose the run
+    with phase("console"):
+        print_report(report, quiet=options.quiet, strict=options.strict, bar=bar, verbose=options.verbose)
+    with phase("history"):
+        _record(report, options)  # first: a report path that cannot be written must not lose the run
     written, failed = write_reports(report, _reports(options))
     _github_summary(report)
     if stream is not None:
@@ -187,8 +333,11 @@ def _agent(agent_ref: str | None, suite: SuiteFile) -> tuple[str, Callable[..., 
     if not reference:
         raise UsageProblem(f"{suite.path}: no agent to run; pass --agent MODULE:ATTR or set `agent:` in the suite")
     origin = "--agent" if agent_ref else f"{suite.path}"
+    # The suite's own `agent:` is found beside the suite first; --agent, typed here, in this folder first.
+    here, beside = Path.cwd(), suite.path.parent.absolute()
+    folders = [here, beside] if agent_ref else [beside, here]
     try:
-        return reference, load_agent(reference, origin=origin)
+        return reference, load_agent(reference, origin=origin, folders=folders)
     except AgentEvalError as error:
         raise UsageProblem(str(error)) from None
 
@@ -236,7 +385,9 @@ def _used(report: EvalReport, registry: Registry) -> dict[str, Any]:
         for info in registry.entries.get(name, ()):
             if info.distribution:
                 plugins[info.distribution] = info.version
-    models = sorted({str(e.metadata["model"]) for r in report.cases for e in r.evaluations if e.metadata.get("model")})
+    models = sorted(
+        {text_of(e.metadata["model"]) for r in report.cases for e in r.evaluations if e.metadata.get("model")}
+    )
     return {"plugins": plugins, "judge_models": models}
 
 

@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from agent_eval.cli._common import DEFAULT_HISTORY, HISTORY_HELP, UsageProblem, check_targets, exit_code, write_reports
+from agent_eval.cli._common import (
+    DEFAULT_HISTORY,
+    HISTORY_HELP,
+    FilePath,
+    UsageProblem,
+    check_targets,
+    exit_code,
+    load_run,
+    write_reports,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -23,7 +32,7 @@ if TYPE_CHECKING:
     from agent_eval._model import EvalReport
 
 # Paths arrive as strings (pathlib is not imported at start-up) and become Path objects where used.
-_PATH = click.Path(dir_okay=False)
+_PATH = FilePath()
 
 
 @click.command()
@@ -49,9 +58,13 @@ def runs(history_path: str | None, limit: int, as_json: bool) -> None:
 @click.option("--json", "json_path", type=_PATH, help="Write the stored report as JSON.")
 @click.option("--html", "html_path", type=_PATH, help="Write the stored report as a self-contained HTML page.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
-def show(run_ref: str, history_path: str | None, json_path: str | None, html_path: str | None, quiet: bool) -> None:
+@click.option("--verbose", "-v", is_flag=True, help="Print every reason and error whole, and where errors were raised.")
+def show(
+    run_ref: str, history_path: str | None, json_path: str | None, html_path: str | None, quiet: bool, verbose: bool
+) -> None:
     """Print a recorded RUN (an id, a prefix of one, latest or latest~N) as `run` printed it."""
     from agent_eval._report.console import print_report
+    from agent_eval._report.markdown import gate, recorded_bar
 
     check_targets([("--json", _path(json_path), "json"), ("--html", _path(html_path), "html")])
     history = _history(history_path)
@@ -59,13 +72,7 @@ def show(run_ref: str, history_path: str | None, json_path: str | None, html_pat
     report = stored.report
     if not quiet:
         click.echo(_run_line(stored.summary))
-    bar = report.metadata.get("min_pass_rate")
-    print_report(
-        report,
-        quiet=quiet,
-        strict=bool(report.metadata.get("strict", False)),
-        bar=float(bar) if isinstance(bar, int | float) else None,
-    )
+    print_report(report, quiet=quiet, strict=gate(report).strict, bar=recorded_bar(report), verbose=verbose)
     targets = [("--json", _path(json_path), "json"), ("--html", _path(html_path), "html")]
     written, failed = write_reports(report, targets)
     code = exit_code(0, written, failed)
@@ -88,9 +95,11 @@ def compare(ctx: click.Context, base_ref: str, head_ref: str, history_path: str 
 
     base = _report(base_ref, history_path)
     head = _report(head_ref, history_path)
-    comparison = compare_reports(base, head)
+    comparison = _call(lambda: compare_reports(base, head, labels=(f"BASE {base_ref}", f"HEAD {head_ref}")))
     if as_json:
-        click.echo(json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False))
+        from agent_eval._codec import jsonable
+
+        click.echo(json.dumps(jsonable(comparison.to_dict()), indent=2, ensure_ascii=False))
     else:
         _print_comparison(comparison, base_ref, head_ref)
     ctx.exit(1 if comparison.regressed else 0)
@@ -123,22 +132,7 @@ def _call(action: Any) -> Any:
 
 def _report(ref: str, history_path: str | None) -> EvalReport:
     """A report from a JSON file when ``ref`` names one, else from the history."""
-    from pathlib import Path
-
-    candidate = Path(ref)
-    if candidate.is_file():
-        from agent_eval._report.json import read
-
-        try:
-            return read(candidate)
-        except (OSError, UnicodeDecodeError) as error:
-            raise UsageProblem(f"{ref}: cannot read: {getattr(error, 'strerror', None) or error}") from None
-        except (ValueError, KeyError, TypeError) as error:
-            raise UsageProblem(f"{ref}: not an agent-eval JSON report ({error}); write one with `run --json`") from None
-    if candidate.suffix.lower() in (".json", ".jsonl") or "/" in ref:
-        raise UsageProblem(f"{ref}: no such file; give a JSON report written by `run --json`, or a run id")
-    history = _history(history_path)
-    return _call(lambda: history.load(ref)).report  # type: ignore[no-any-return]
+    return load_run(ref, history_path, lines=False)
 
 
 def _console() -> Console:
@@ -148,32 +142,65 @@ def _console() -> Console:
 
 
 def _print_runs(summaries: list[RunSummary]) -> None:
+    """The table of runs; columns the console has no room for are left out, least useful first.
+
+    The run id and the pass rate are always there and never cut; the suite's name folds onto more lines.
+    """
     from rich.table import Table
+
+    console = _console()
+    rows = [_run_row(summary) for summary in summaries]
+    shown = _run_columns(console.width, rows)
+    table = Table(title="Recorded runs (newest first)", title_justify="left")
+    for index in shown:
+        name, justify = _RUN_COLUMNS[index]
+        suite = name == "Suite"
+        table.add_column(
+            name,
+            justify=justify,  # type: ignore[arg-type]
+            no_wrap=not suite,
+            overflow="fold",
+            min_width=_SUITE_MIN if suite else None,
+        )
+    for row in rows:
+        table.add_row(*(row[index] for index in shown))
+    console.print(table)
+
+
+def _run_row(summary: RunSummary) -> list[Text]:
     from rich.text import Text
 
     from agent_eval._report.console import format_duration
+    from agent_eval._text import cell
 
-    table = Table(title="Recorded runs (newest first)", title_justify="left")
-    for column, justify in _RUN_COLUMNS:
-        suite = column == "Suite"
-        table.add_column(column, justify=justify, no_wrap=not suite, min_width=12 if suite else None)  # type: ignore[arg-type]
-    for summary in summaries:
-        rate = Text(f"{summary.pass_rate:.1%}", style="green" if summary.failed + summary.errored == 0 else "red")
-        if summary.interrupted:
-            rate.append(" interrupted", style="magenta")
-        table.add_row(
-            summary.id,
-            _local_time(summary.started_at or summary.recorded_at),
-            summary.suite or "",
-            rate,
-            str(summary.total),
-            str(summary.passed),
-            str(summary.failed),
-            str(summary.errored),
-            str(summary.skipped),
-            format_duration(summary.total_ms),
-        )
-    _console().print(table)
+    # coloured by the bar the run was held to: green when it met it, as its exit code said
+    rate = Text(f"{summary.pass_rate:.1%}", style="green" if summary.met and not summary.interrupted else "red")
+    if summary.strict:
+        rate.append(" strict")
+    if summary.interrupted:
+        rate.append(" interrupted", style="magenta")
+    counts = (summary.total, summary.passed, summary.failed, summary.errored, summary.skipped)
+    return [
+        Text(cell(summary.id, 100)),
+        _local_time(summary.started_at or summary.recorded_at),
+        Text(cell(summary.suite, 200)),
+        rate,
+        *(Text(str(count)) for count in counts),
+        Text(format_duration(summary.total_ms)),
+    ]
+
+
+def _run_columns(width: int, rows: list[list[Text]]) -> list[int]:
+    """Which of _RUN_COLUMNS fit ``width``: all of them, or all but the last of _DROPPED_FIRST that do not."""
+    widths = [max([len(name), *(row[index].cell_len for row in rows)]) for index, (name, _) in enumerate(_RUN_COLUMNS)]
+    suite = _RUN_COLUMNS.index(("Suite", "left"))
+    widths[suite] = min(widths[suite], _SUITE_MIN)
+    shown = list(range(len(_RUN_COLUMNS)))
+    dropping = list(_DROPPED_FIRST)
+    # each column takes its width, two of padding and one bar; the table one more bar
+    while sum(widths[index] + 3 for index in shown) + 1 > width and dropping:
+        shown.remove(_RUN_COLUMNS.index(dropping.pop(0)))
+    return shown
 
 
 _RUN_COLUMNS = (
@@ -188,24 +215,41 @@ _RUN_COLUMNS = (
     ("Skipped", "right"),
     ("Time", "right"),
 )
+#: The columns a narrow console leaves out, in this order: the pass rate says most of what they say.
+_DROPPED_FIRST = (
+    ("Time", "right"),
+    ("Skipped", "right"),
+    ("Errors", "right"),
+    ("Failed", "right"),
+    ("Passed", "right"),
+    ("Cases", "right"),
+    ("Started", "left"),
+)
+_SUITE_MIN = 12
 
 
-def _local_time(stamp: str) -> str:
+def _local_time(stamp: str) -> Text:
     from datetime import datetime
 
+    from rich.text import Text
+
+    from agent_eval._text import cell
+
     try:
-        return datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M:%S")
-    except ValueError:
-        return stamp
+        return Text(datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M:%S"))
+    except (TypeError, ValueError):
+        return Text(cell(stamp, 40))
 
 
 def _run_line(summary: RunSummary) -> str:
-    parts = [f"Run {summary.id}", _local_time(summary.started_at or summary.recorded_at)]
+    from agent_eval._text import cell
+
+    parts = [f"Run {summary.id}", str(_local_time(summary.started_at or summary.recorded_at))]
     if summary.suite_file:
         parts.append(summary.suite_file)
     if summary.agent:
         parts.append(f"agent {summary.agent}")
-    return " · ".join(parts)
+    return cell(" · ".join(parts))
 
 
 # --- the comparison as text ----------------------------------------------------------------------------
@@ -242,28 +286,30 @@ def _print_comparison(comparison: Comparison, base_ref: str, head_ref: str) -> N
 
 
 def _describe(report: EvalReport, ref: str) -> str:
+    from agent_eval._text import cell, plural
+
     run_id = report.metadata.get("run_id")
     label = ref if run_id is None or ref == run_id else f"{ref} = {run_id}"
     suite = f"{report.name}, " if report.name else ""
     note = ", interrupted" if report.interrupted else ""
-    return f"{label} ({suite}{report.total} cases, {report.passed} passed{note})"
+    return cell(f"{label} ({suite}{plural(report.total, 'case')}, {report.passed} passed{note})")
 
 
 def _change_line(change: CaseChange) -> Text:
     from rich.text import Text
 
-    from agent_eval._text import shorten
+    from agent_eval._text import cell
 
     line = Text("  ")
-    line.append(change.name, style="bold")
+    line.append(cell(change.name), style="bold")
     line.append("  ")
     if change.head_status is None:
-        line.append(f"was {change.base_status}", style="dim")
+        line.append(f"was {cell(change.base_status, 10)}", style="dim")
         return line
     if change.base_status is not None:
-        line.append(change.base_status, style=_STYLES.get(change.base_status, ""))
+        line.append(cell(change.base_status, 10), style=_STYLES.get(change.base_status, ""))
         line.append(" → ")
-    line.append(change.head_status, style=_STYLES.get(change.head_status, ""))
+    line.append(cell(change.head_status, 10), style=_STYLES.get(change.head_status, ""))
     if change.base_status is None:
         line.append(f"  score {_score(change.head_score)}" if change.head_score is not None else "")
     elif change.base_score is not None or change.head_score is not None:
@@ -271,12 +317,14 @@ def _change_line(change: CaseChange) -> Text:
         if change.score_delta is not None:
             line.append(f" ({change.score_delta:+.2f})")
     if change.reason and change.head_status != "passed":
-        line.append(f"  {shorten(change.reason, 100)}", style="dim")
+        line.append(f"  {cell(change.reason, 100)}", style="dim")
     return line
 
 
 def _score(score: float | None) -> str:
-    return "—" if score is None else f"{score:.2f}"
+    from agent_eval._report.console import format_score
+
+    return "—" if score is None else format_score(score)
 
 
 def _verdict(comparison: Comparison) -> Text:
@@ -284,15 +332,17 @@ def _verdict(comparison: Comparison) -> Text:
 
     if comparison.unchanged:
         return Text("No case changed.", style="bold green")
+    from agent_eval._text import plural
+
     counts = [
-        (len(comparison.regressions), "regressed"),
-        (len(comparison.fixed), "newly passing"),
-        (len(comparison.status_changes), "other status changes"),
-        (len(comparison.score_changes), "score changes"),
-        (len(comparison.added), "added"),
-        (len(comparison.removed), "removed"),
+        f"{len(comparison.regressions)} regressed",
+        f"{len(comparison.fixed)} newly passing",
+        plural(len(comparison.status_changes), "other status change"),
+        plural(len(comparison.score_changes), "score change"),
+        f"{len(comparison.added)} added",
+        f"{len(comparison.removed)} removed",
     ]
-    text = " · ".join(f"{count} {label}" for count, label in counts if count)
+    text = " · ".join(count for count in counts if not count.startswith("0 "))
     if comparison.regressed:
         return Text(f"REGRESSED: {text}", style="bold red")
     return Text(f"No regression: {text}", style="bold green")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar
 
 import attrs
 
 from agent_eval import Case, EvaluatorContext, Verdict, as_text
-from agent_eval_exact.difference import describe_text_difference, text_difference, value_difference
+from agent_eval_exact.difference import describe_text_difference, show, text_difference, value_difference
 
 NO_EXPECTED = "needs an expected answer: give one (exact_match: \"4\") or give the case an 'expected'"
 
@@ -33,6 +34,8 @@ class ExactMatch:
         expected = self.expected if self.expected is not None else getattr(ctx, "expected", None)
         if expected is None:
             raise ValueError(NO_EXPECTED)
+        if isinstance(expected, dict | list | tuple) and _is_text(output):
+            return _compare_json(expected, as_text(output))
         if _is_text(output) or _is_text(expected):
             return self._compare_text(as_text(expected), as_text(output))
         difference = value_difference(expected, output)
@@ -45,6 +48,24 @@ class ExactMatch:
         if index is None:
             return Verdict(True, 1.0, "exact match")
         return Verdict(False, 0.0, describe_text_difference(expected, got, index))
+
+
+def _compare_json(expected: Any, text: str) -> Verdict:
+    """A structured expected value against a text answer: the text is read as JSON and the values compared.
+
+    So spacing and key order do not matter (``'{"b":2,"a":1}'`` equals ``{"a": 1, "b": 2}``).
+    """
+    try:
+        got = json.loads(text)
+    except json.JSONDecodeError as error:
+        problem = f"{error.msg} at line {error.lineno} column {error.colno}"
+        return Verdict(False, 0.0, f"expected the JSON value {show(expected)}; the output is not JSON ({problem})")
+    except (ValueError, RecursionError):  # an integer too long to convert, or nesting too deep to parse
+        return Verdict(False, 0.0, f"expected the JSON value {show(expected)}; the output cannot be read as JSON")
+    difference = value_difference(expected, got)
+    if difference is None:
+        return Verdict(True, 1.0, "equal as JSON values")
+    return Verdict(False, 0.0, f"{difference} (compared as JSON values)")
 
 
 def _is_text(value: Any) -> bool:

@@ -18,7 +18,9 @@ def exact_match(expected: Any = None, *, ignore_case: bool = False, strip: bool 
     keeps it), case-sensitively unless ``ignore_case=True`` (Unicode case
     folding). A non-text expected value such as ``4`` is compared as text with
     a text output; when both are structured (dicts, lists, numbers) the values
-    themselves are compared. The reason shows where the two first differ.
+    themselves are compared, and a dict or list expected value is compared with
+    a text output read as JSON (spacing and key order do not matter). The
+    reason shows where the two first differ.
     """
     from agent_eval_exact.exact import ExactMatch
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_eval import resolve_path, short_repr, shorten
+from agent_eval import FileReadError, read_text_file, resolve_path, short_repr, shorten
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 #: How many schema errors a verdict's metadata lists.
 LISTED = 20
+#: The largest schema file read.
+MAX_SCHEMA_BYTES = 16 * 1024 * 1024
 
 
 def load_schema(schema: Mapping[str, Any] | str | os.PathLike[str]) -> tuple[Mapping[str, Any], str | None]:
@@ -34,16 +36,19 @@ def load_schema(schema: Mapping[str, Any] | str | os.PathLike[str]) -> tuple[Map
 
 def _read_schema(path: Path) -> Mapping[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(f"schema file '{path}' does not exist") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"schema file '{path}' cannot be read: {error}") from None
+        text = read_text_file(path, limit=MAX_SCHEMA_BYTES)
+    except FileReadError as error:
+        place = f" (line {error.line}, column {error.column})" if error.line is not None else ""
+        raise ValueError(f"schema file '{path}' {error.problem}{place}") from None
     try:
         schema = json.loads(text)
     except json.JSONDecodeError as error:
         where = f"at line {error.lineno} column {error.colno}"
         raise ValueError(f"schema file '{path}' is not valid JSON: {error.msg} {where}") from None
+    except RecursionError:
+        raise ValueError(f"schema file '{path}' nests too deeply to read") from None
+    except ValueError:  # the one other refusal of json.loads: an integer too long to convert
+        raise ValueError(f"schema file '{path}' holds an integer of more than 4,300 digits") from None
     if not isinstance(schema, dict):
         raise ValueError(f"schema file '{path}' holds {type(schema).__name__}, not a JSON Schema object")
     return schema

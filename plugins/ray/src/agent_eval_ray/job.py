@@ -25,6 +25,10 @@ class Job:
     agent_reference: str
     #: Folders put first on the worker's import path (the driver's current directory, the suite's folder).
     import_paths: tuple[str, ...]
+    #: The driver's current directory, where the worker runs the cases when it has that folder (as ``local``
+    #: does: relative paths the agent opens, and the places errors are reported at, read the same);
+    #: None with a shipped ``working_dir``, where Ray starts the worker.
+    cwd: str | None = None
     name: str | None = None
     session_id: str = "eval"
     env: Mapping[str, str] = attrs.Factory(dict)
@@ -58,15 +62,17 @@ def job_of(plan: RunPlan, working_dir: str | None) -> Job:
             "run a suite file (agent-eval run SUITE --executor ray)"
         )
     suite = Path(plan.suite_path).absolute()
-    paths = [str(Path.cwd()), str(suite.parent)]
+    cwd: str | None = str(Path.cwd())
+    paths = [str(cwd), str(suite.parent)]
     if working_dir is not None:
         suite = _inside(suite, Path(working_dir))
-        paths = [".", str(suite.parent)]
+        cwd, paths = None, [".", str(suite.parent)]
     settings = plan.settings
     return Job(
         suite_path=str(suite),
         agent_reference=plan.agent_reference,
         import_paths=tuple(dict.fromkeys(paths)),
+        cwd=cwd,
         name=plan.name,
         session_id=plan.ctx.session_id,
         env=dict(plan.ctx.env),

@@ -59,6 +59,8 @@ def identity() -> dict[str, Any]:
 
 def rebuild(job: Job) -> tuple[SuiteFile, Callable[..., Any]]:
     """The suite and agent of ``job``, loaded in this process (its plugins, its import path)."""
+    if job.cwd is not None and Path(job.cwd).is_dir():
+        os.chdir(job.cwd)  # this process runs only this run's tasks: a Ray worker serves one job
     for path in reversed(job.import_paths):
         folder = str(Path(path).absolute())
         if folder not in sys.path:

@@ -28,6 +28,11 @@
     return element;
   }
 
+  // Where an error was raised, innermost frame last, as a traceback reads.
+  function frames(list) {
+    return list.map(function (frame) { return "at " + frame; }).join("\n");
+  }
+
   function score(value) {
     return typeof value === "number" ? value.toFixed(2) : "";
   }
@@ -93,6 +98,7 @@
     row.appendChild(status);
     row.appendChild(node("td", "num", score(evaluation.score)));
     var reason = node("td", "reason", evaluation.error || evaluation.reason || "");
+    if (evaluation.frames && evaluation.frames.length) reason.appendChild(node("pre", "frames", frames(evaluation.frames)));
     if (evaluation.metadata && Object.keys(evaluation.metadata).length) {
       var extra = node("details");
       extra.appendChild(node("summary", null, "metadata"));
@@ -130,6 +136,7 @@
     grid.appendChild(block("Output", item.output));
     if (item.expected !== null && item.expected !== undefined) grid.appendChild(block("Expected", item.expected));
     if (item.error) grid.appendChild(block("Error", item.error, "error-text"));
+    if (item.frames && item.frames.length) grid.appendChild(block("Raised at", frames(item.frames), "frames"));
     cell.appendChild(grid);
     cell.appendChild(evaluationsTable(item.evaluations || []));
     if (item.metadata && Object.keys(item.metadata).length) cell.appendChild(block("Metadata", item.metadata));
@@ -158,9 +165,8 @@
     var left = state.matching.length - end;
     more.hidden = left <= 0;
     more.textContent = "Show " + Math.min(left, PAGE_SIZE) + " more (" + left + " not shown)";
-    shown.textContent = state.matching.length === cases.length
-      ? cases.length + (cases.length === 1 ? " case" : " cases")
-      : state.matching.length + " of " + cases.length + " cases";
+    var total = cases.length + (cases.length === 1 ? " case" : " cases");
+    shown.textContent = state.matching.length === cases.length ? total : state.matching.length + " of " + total;
     empty.hidden = state.matching.length > 0;
   }
 
