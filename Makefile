@@ -1,22 +1,34 @@
-# `make demo` and `make test` create .venv on first use and install every package into it
-# (editable), with the development tools.
+# `make demo` and `make test` create .venv on first use and install into it (editable) what they need:
+# the demo only the core and the light plugins; the tests every package and the development tools.
+# Each install leaves a stamp, so `make demo` then `make test` installs only what the demo did not.
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 PACKAGES := core $(patsubst %/pyproject.toml,%,$(wildcard plugins/*/pyproject.toml))
+# what the demo suite uses; the rest (agent-eval-ray and its Ray) is for the tests
+DEMO_PACKAGES := core plugins/contains plugins/exact plugins/json plugins/judge plugins/trajectory
+DEMO := $(VENV)/.demo
+STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint typecheck unit bench clean
 
-$(STAMP): pyproject.toml core/pyproject.toml $(wildcard plugins/*/pyproject.toml)
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade "pip>=25.1"
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --group dev $(addprefix -e ./,$(PACKAGES))
+
+$(DEMO): $(BIN)/python $(addsuffix /pyproject.toml,$(DEMO_PACKAGES))
+	$(PIP) install $(addprefix -e ./,$(DEMO_PACKAGES))
+	touch $(DEMO)
+
+# pip 25.1 reads dependency groups (--group dev)
+$(STAMP): $(DEMO) pyproject.toml $(addsuffix /pyproject.toml,$(PACKAGES))
+	$(PIP) install --upgrade "pip>=25.1"
+	$(PIP) install --group dev $(addprefix -e ./,$(filter-out $(DEMO_PACKAGES),$(PACKAGES)))
 	touch $(STAMP)
 
 ## demo: run the example suite through the real CLI (its intended failures stay above the bar)
-demo: $(STAMP)
+demo: $(DEMO)
 	$(BIN)/agent-eval run examples/warranty.yaml
 
 ## test: lint, type-check and run every test against the installed packages

@@ -59,7 +59,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def cli(project: Path, *args: str):  # type: ignore[no-untyped-def]
-    env = {"PYTHONPATH": str(project / "site"), "AGENT_EVAL_DISABLE_PLUGINS": "exact,json,judge,trajectory"}
+    env = {"PYTHONPATH": str(project / "site"), "AGENT_EVAL_DISABLE_PLUGINS": "exact,json,judge,ray,trajectory"}
     return run_cli(*args, cwd=project, env=env)
 
 
