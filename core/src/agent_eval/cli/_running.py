@@ -106,7 +106,7 @@ def _execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> in
             collect_now_and_then()
 
         with phase("run"):
-            report = run_plan(plan, executor, on_result=on_result)
+            report = _run(plan, executor, options, suite, on_result)
     if taken:
         report = _joined(report, suite, positions, taken)
     report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
@@ -225,6 +225,21 @@ def _same_file(path: Path | None, ref: str | None) -> bool:
     import os.path
 
     return os.path.lexists(ref) and os.path.realpath(ref) == os.path.realpath(path)
+
+
+def _run(
+    plan: RunPlan,
+    executor: Executor,
+    options: RunOptions,
+    suite: SuiteFile,
+    on_result: Callable[[int, EvalResult], None],
+) -> EvalReport:
+    """The run itself; an executor that cannot start (a cluster address that does not answer) is exit 2."""
+    try:
+        return run_plan(plan, executor, on_result=on_result)
+    except AgentEvalError as error:
+        name = options.executor or suite.executor or "local"
+        raise UsageProblem(f"executor {name!r}: {error}") from None
 
 
 def _plan(
