@@ -17,6 +17,7 @@ from agent_eval.cli._common import DEBUG_ENV, EXIT_INTERNAL, EXIT_INTERRUPTED, U
 from agent_eval.cli.evaluators import list_evaluators
 from agent_eval.cli.history import compare, runs, show
 from agent_eval.cli.merge import merge
+from agent_eval.cli.power import power
 from agent_eval.cli.run import run
 
 
@@ -26,7 +27,7 @@ def main() -> None:
     """Grade the answers of LLM agents against criteria."""
 
 
-for _command in (list_evaluators, run, runs, show, compare, merge):
+for _command in (list_evaluators, run, runs, show, compare, merge, power):
     main.add_command(_command)
 
 
