@@ -391,3 +391,90 @@ def test_run_still_gates_on_the_case_level_pass_rate_with_repeats(tmp_path: Path
     # and once each, the same bar on the same case-level rate ('a' answers yes on its first call)
     assert run("--min-pass-rate", "0.5") == 0
     assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["pass_rate"] == 0.5
+
+
+# --- reading a run for compare: only what it compares, checked as the full reader checks it ----------
+
+
+def varied_report() -> EvalReport:
+    from agent_eval import Evaluation
+
+    evaluation = Evaluation("has", "failed", score=0.25, reason="missing 'x'")
+    return EvalReport(
+        [
+            EvalResult("a", {"q": 1}, output="out", status="passed", score=1.0, evaluations=[evaluation]),
+            EvalResult("b", "in", status="failed", score=0.25, reason="missing 'x'", evaluations=[evaluation]),
+            EvalResult("c", "in", status="error", error="timed out after 2 s"),
+            EvalResult("d", "in", status="skipped", reason="no judge"),
+            repeated("e", "passed", "failed", "skipped"),
+        ],
+        name="suite",
+        total_ms=12.5,
+        started_at="2026-01-02T03:04:05+00:00",
+        planned=7,
+        interrupted=True,
+        metadata={"run_id": "r1", "agent": "agents:agent"},
+    )
+
+
+def test_read_outcomes_compares_exactly_as_the_whole_report_does(tmp_path: Path) -> None:
+    from agent_eval._report.json import read, read_outcomes
+
+    other = EvalReport([case("a", "failed"), case("b", "passed"), case("c", "passed"), case("e", "passed")])
+    path, head = Path(write(tmp_path / "r.json", varied_report())), Path(write(tmp_path / "h.json", other))
+    slim, whole = read_outcomes(path), read(path)
+    assert compare(slim, read_outcomes(head)).to_dict() == compare(whole, read(head)).to_dict()
+    assert compare(read_outcomes(head), slim).to_dict() == compare(read(head), whole).to_dict()
+    assert (slim.name, slim.total_ms, slim.started_at, slim.planned, slim.interrupted, slim.metadata) == (
+        "suite",
+        12.5,
+        "2026-01-02T03:04:05+00:00",
+        7,
+        True,
+        {"run_id": "r1", "agent": "agents:agent"},
+    )
+    assert [c.pass_fraction for c in slim.cases] == [c.pass_fraction for c in whole.cases]
+    assert slim.cases[0].input is None and slim.cases[0].evaluations == ()  # not read
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            lambda d: d["cases"][1].update(score="high"),
+            "cases[1].score must be a number or null, got a string ('high')",
+        ),
+        (lambda d: d["cases"][0].update(name=7), "cases[0].name must be a string, got a number (7)"),
+        (lambda d: d["cases"][0].pop("status"), "cases[0].status is missing"),
+        (lambda d: d["cases"][2].update(error=["x"]), "cases[2].error must be a string or null, got a list"),
+        (lambda d: d["cases"][4].update(attempts={}), "cases[4].attempts must be a list, got a mapping"),
+        (lambda d: d["cases"][4]["attempts"].append(3), "cases[4].attempts[3] must be an object, got a number (3)"),
+        (lambda d: d["cases"][4]["attempts"][0].update(status="ok"), "cases[4].attempts[0].status must be one of "),
+        (lambda d: d["cases"].append("x"), "cases[5] must be an object, got a string ('x')"),
+        (lambda d: d.update(metadata=5), "metadata must be an object, got a number (5)"),
+        (lambda d: d.update(planned=1.5), "planned must be a whole number or null, got a number (1.5)"),
+        (lambda d: d.update(cases={}), "expected an object with a 'cases' list"),
+    ],
+)
+def test_read_outcomes_refuses_what_it_reads_as_the_whole_reader_does(
+    tmp_path: Path, change: Any, problem: str
+) -> None:
+    from agent_eval._report.json import read, read_outcomes
+
+    data = varied_report().to_dict()
+    change(data)
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    for reader in (read, read_outcomes):
+        with pytest.raises(ValueError) as caught:
+            reader(path)
+        assert str(caught.value).startswith(f"not an agent-eval report: {problem}")
+
+
+def test_compare_reads_no_more_of_a_report_file_than_it_compares(tmp_path: Path) -> None:
+    data = varied_report().to_dict()
+    data["cases"][0]["evaluations"][0]["duration_ms"] = True  # wrong, but nothing compare uses
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert run_cli("compare", str(path), str(path), cwd=tmp_path).returncode == 0
+    assert run_cli("show", str(path), cwd=tmp_path).returncode == 2

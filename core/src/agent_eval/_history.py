@@ -531,15 +531,13 @@ def _paired(pairs: Sequence[tuple[EvalResult, EvalResult]]) -> PairedFigures:
     """The paired figures of the cases of the same name in both runs (those skipped in either left out)."""
     base_values: list[float] = []
     head_values: list[float] = []
-    base_repeat = head_repeat = 1
     for old, new in pairs:
-        before, after = old.pass_fraction, new.pass_fraction
-        if before is None or after is None:
-            continue
-        base_values.append(before)
-        head_values.append(after)
-        base_repeat = max(base_repeat, len(old.attempts))
-        head_repeat = max(head_repeat, len(new.attempts))
+        before, after = _pass_fraction(old), _pass_fraction(new)
+        if before is not None and after is not None:
+            base_values.append(before)
+            head_values.append(after)
+    base_repeat = max((len(old.attempts) for old, new in pairs if old.attempts), default=1)
+    head_repeat = max((len(new.attempts) for old, new in pairs if new.attempts), default=1)
     n = len(base_values)
     empty = PairedFigures(cases=n, left_out=len(pairs) - n, base_repeat=base_repeat, head_repeat=head_repeat)
     found = stats.paired_comparison(base_values, head_values)
@@ -565,24 +563,33 @@ def _paired(pairs: Sequence[tuple[EvalResult, EvalResult]]) -> PairedFigures:
     return attrs.evolve(figures, test="mcnemar", p_value=p_value, base_only=base_only, head_only=head_only)
 
 
+def _pass_fraction(result: EvalResult) -> float | None:
+    """``result.pass_fraction``, without the property's cost for a case that ran once (most of them)."""
+    if result.attempts:
+        return result.pass_fraction
+    status = result.status
+    return 1.0 if status == "passed" else None if status == "skipped" else 0.0
+
+
 def _kind(old: EvalResult, new: EvalResult) -> str | None:
+    if old.status == new.status:  # most cases: only the score can have changed
+        if old.score is not None and new.score is not None and abs(old.score - new.score) > SCORE_TOLERANCE:
+            return "score"
+        return None
     if old.passed and new.status in ("failed", "error"):
         return "regressions"
     if not old.passed and new.passed:
         return "fixed"
-    if old.status != new.status:
-        return "status"
-    if old.score is not None and new.score is not None and abs(old.score - new.score) > SCORE_TOLERANCE:
-        return "score"
-    return None
+    return "status"
 
 
 def _keyed(results: Sequence[EvalResult], label: str) -> dict[str, EvalResult]:
     """Results by name; a name that occurs twice is a HistoryError naming it."""
-    keyed: dict[str, EvalResult] = {}
+    keyed = {result.name: result for result in results}
+    if len(keyed) == len(results):
+        return keyed
     counts: dict[str, int] = {}
     for result in results:
-        keyed[result.name] = result
         counts[result.name] = counts.get(result.name, 0) + 1
     repeated = [f"{name!r} ({count} times)" for name, count in counts.items() if count > 1]
     if repeated:
