@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from agent_eval import EvalReport
-from agent_eval._model import Attempt, EvalResult, Evaluation
+from agent_eval._model import Attempt, EvalResult, Evaluation, Status
 from agent_eval._report.json import write
 
 TARGET_S = 2.0
@@ -30,7 +30,7 @@ TARGET_S = 2.0
 
 def result(index: int, passed: bool, repeat: int, rng: random.Random) -> EvalResult:
     """One case as a real run records it: one evaluation, a reason when it failed."""
-    status = "passed" if passed else "failed"
+    status: Status = "passed" if passed else "failed"
     # the same answer gets the same score in both runs: only the cases that flipped change
     score = 1.0 if passed else round(index % 50 / 100, 2)
     reason = None if passed else f"missing 'answer {index}'"
