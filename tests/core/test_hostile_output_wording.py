@@ -93,8 +93,8 @@ def test_a_history_recorded_before_the_bar_was_kept_learns_it_from_the_reports(p
     assert project.cli("run", "suite.yaml", "--min-pass-rate", "0.5", "--strict").returncode == 1
     database = project.root / ".agent-eval" / "runs.db"
     with sqlite3.connect(database) as connection:  # back to the first schema, as an older agent-eval left it
-        connection.execute("ALTER TABLE runs DROP COLUMN min_pass_rate")
-        connection.execute("ALTER TABLE runs DROP COLUMN strict")
+        for column in ("min_pass_rate", "strict", "agent_tokens", "cost_usd"):
+            connection.execute(f"ALTER TABLE runs DROP COLUMN {column}")
         connection.execute("UPDATE schema_version SET version = 1")
     [summary] = History(database).runs()
     assert (summary.min_pass_rate, summary.strict, summary.met) == (0.5, True, False)

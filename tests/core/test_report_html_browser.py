@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,6 +44,12 @@ def _install_chromium() -> None:
         pytest.skip("Chromium is not installed; run `sudo apt-get install -y chromium` (the tests are not root)")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     install = ["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium"]
+    # said on the terminal, past pytest's capture: installing a system package is worth knowing about
+    sys.__stderr__.write(
+        "\nagent-eval tests: Chromium is missing; installing Debian's chromium for the HTML report's browser "
+        f"tests ({' '.join(install)}, then apt-get update if that fails; a minute or two)...\n"
+    )
+    sys.__stderr__.flush()
     done = subprocess.run(install, env=env, capture_output=True, text=True, timeout=900)
     if done.returncode != 0:  # the package lists may be missing or stale
         subprocess.run(["apt-get", "update", "-q"], env=env, capture_output=True, text=True, timeout=600)

@@ -175,7 +175,8 @@ def test_a_run_killed_halfway_resumes_and_every_case_runs_exactly_once(tmp_path:
     assert done.returncode in (0, 1), done.stderr
     every = calls(tmp_path)
     lines = (tmp_path / "run.jsonl").read_text().splitlines()
-    finished_before = {json.loads(line)["input"] for line in lines if '"type": "case"' in line}
+    records = [json.loads(line) for line in lines]
+    finished_before = {record["input"] for record in records if record["type"] == "case"}
     again = [question for question in every[len(before) :] if question in finished_before]
     assert again == []  # nothing that finished ran a second time
     assert set(every) == {f"question {i}" for i in range(40)}

@@ -183,9 +183,9 @@ def test_every_problem_of_a_file_is_reported_together(tmp_path: Path) -> None:
     found = problems(path)
     assert found == [
         f"{path}:1:1: unknown key 'nme'. Did you mean 'name'? A suite has: name, description, agent, "
-        "min_pass_rate, concurrency, timeout, repeat, case_pass_rate, executor, evaluators, cases",
+        "min_pass_rate, concurrency, timeout, repeat, case_pass_rate, executor, threshold, evaluators, cases",
         f"{path}:5:5: case 'a': unknown key 'expectd'. Did you mean 'expected'? A case has: name, input, "
-        "expected, evaluator, evaluators, metadata",
+        "expected, evaluator, evaluators, metadata, threshold",
         f"{path}:6:11: duplicate case name 'a' (first at {path}:3:11); names must be unique",
         f"{path}:9:18: case #3: Unknown evaluator 'nope'. Installed: has, pattern_found, same.",
         f"{path}:10:5: case 'c': missing 'input'",

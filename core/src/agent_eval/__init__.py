@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from agent_eval._agent_run import AgentRun, ToolCall, Usage
     from agent_eval._asserts import assert_passes
     from agent_eval._calling import callable_name, invoke
+    from agent_eval._combinators import all_of, any_of, not_
     from agent_eval._execution import Executor, RunPlan, RunSettings
     from agent_eval._files import read_text_file
     from agent_eval._model import (
@@ -66,6 +67,8 @@ __all__ = [
     "Usage",
     "Verdict",
     "__version__",
+    "all_of",
+    "any_of",
     "as_text",
     "assert_passes",
     "callable_name",
@@ -76,6 +79,7 @@ __all__ = [
     "invoke",
     "load_agent",
     "load_suite",
+    "not_",
     "read_text_file",
     "record_tool_call",
     "registry_of",
@@ -110,6 +114,9 @@ _LAZY = {
     "RunPlan": "agent_eval._execution",
     "RunSettings": "agent_eval._execution",
     "invoke": "agent_eval._calling",
+    "all_of": "agent_eval._combinators",
+    "any_of": "agent_eval._combinators",
+    "not_": "agent_eval._combinators",
     "get_registry": "agent_eval._plugins",
     "registry_of": "agent_eval._plugins",
     "load_agent": "agent_eval._references",

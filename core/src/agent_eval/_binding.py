@@ -31,7 +31,8 @@ class EvaluatorBuilder:
         elif isinstance(entry, dict) and len(entry) == 1:
             name, arguments = next(iter(entry.items()))
         else:
-            raise AgentEvalError(f"an evaluator is `name: arguments` (one key), got {_describe_entry(entry)}")
+            message = "an evaluator is `name: arguments` (one evaluator key, and optionally 'weight')"
+            raise AgentEvalError(f"{message}, got {_describe_entry(entry)}")
         key = (str(name), repr(arguments))
         if key not in self._built:
             self._built[key] = self._make(str(name), arguments)

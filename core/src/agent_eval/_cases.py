@@ -12,11 +12,14 @@ from typing import Any
 
 from agent_eval._calling import callable_name
 from agent_eval._errors import AgentEvalError, SuiteError
+from agent_eval._grading import threshold_problem, weight_problem
 from agent_eval._model import Case
 from agent_eval._text import describe_error, kind_of, short_repr
 
-#: The keys of a case, in Python (a dict) and in suite files alike.
-CASE_KEYS = ("name", "input", "expected", "evaluator", "evaluators", "metadata")
+#: The keys of a case in a suite file.
+CASE_KEYS = ("name", "input", "expected", "evaluator", "evaluators", "metadata", "threshold")
+#: The keys of a case given in Python as a dict: a suite file weighs each evaluator entry instead.
+PYTHON_CASE_KEYS = (*CASE_KEYS, "weights")
 #: The keys a case must have.
 REQUIRED_KEYS = ("name", "input")
 
@@ -32,8 +35,8 @@ class Cases(tuple[Case, ...]):
 
 
 def unknown_keys(data: Mapping[Any, Any]) -> list[Any]:
-    """The keys of ``data`` that a case does not have."""
-    return [key for key in data if key not in CASE_KEYS]
+    """The keys of ``data`` that a case given in Python does not have."""
+    return [key for key in data if key not in PYTHON_CASE_KEYS]
 
 
 def missing_keys(data: Mapping[Any, Any]) -> list[str]:
@@ -71,6 +74,19 @@ def evaluator_problem(evaluator: Any, case: Case) -> str | None:
     return None
 
 
+def grading_problems(case: Case) -> list[str]:
+    """What is wrong with the weights and threshold of a case given in Python."""
+    found = []
+    if case.threshold is not None and (problem := threshold_problem(case.threshold)):
+        found.append(problem)
+    if case.weights:
+        count = len(case.all_evaluators)
+        if len(case.weights) != count:
+            found.append(f"'weights' has {len(case.weights)} weights for {count} evaluators; give one for each")
+        found.extend(problem for weight in case.weights if (problem := weight_problem(weight)))
+    return found
+
+
 class Checker:
     """Checks cases one at a time as they are built, remembering names; problems are collected."""
 
@@ -102,7 +118,8 @@ def coerce(value: Case | Mapping[str, Any], index: int = 0) -> Case:
         raise SuiteError([f"case #{index + 1}: expected a Case or a dict, got {type(value).__name__}"])
     unknown = unknown_keys(value)
     if unknown:
-        raise SuiteError([f"case #{index + 1}: unknown key {unknown[0]!r}; a case has keys {', '.join(CASE_KEYS)}"])
+        keys = ", ".join(PYTHON_CASE_KEYS)
+        raise SuiteError([f"case #{index + 1}: unknown key {unknown[0]!r}; a case has keys {keys}"])
     missing = missing_keys(value)
     if missing:
         raise SuiteError([f"case #{index + 1}: missing key {missing[0]!r}"])
@@ -113,6 +130,8 @@ def coerce(value: Case | Mapping[str, Any], index: int = 0) -> Case:
         evaluator=value.get("evaluator"),
         evaluators=value.get("evaluators") or (),
         metadata={} if value.get("metadata") is None else value["metadata"],
+        weights=value.get("weights") or (),
+        threshold=value.get("threshold"),
     )
 
 
@@ -134,6 +153,7 @@ def check_cases(cases: Iterable[Case | Mapping[str, Any]]) -> Cases:
         if problem is not None:
             checker.problems.append(f"{where}: case {case.name!r}: {problem}")
         label = f"case {case.name!r}"
+        checker.problems.extend(f"{where}: {label}: {found}" for found in grading_problems(case))
         checker.problems.extend(f"{where}: {label}: {found}" for found in checker.evaluator_problems(case))
         built.append(case)
     if checker.problems:

@@ -58,6 +58,7 @@ class Codec:
         fields = attrs.fields(cls)
         hints = typing.get_type_hints(cls)
         self._out: list[tuple[str, Callable[[Any], Any]]] = []
+        self._kinds: list[tuple[str, str | None]] = []
         self._in: list[tuple[str, Callable[[Any, str], Any] | None, _Check | None, Any]] = []
         self._plain: dict[tuple[str, ...], list[tuple[str, _Check | None, Any, frozenset[type]]]] = {}
         for field in fields:
@@ -65,18 +66,53 @@ class Codec:
                 continue
             kind = field.metadata.get("codec")
             self._out.append((field.name, _writer(kind, field.metadata)))
+            self._kinds.append((field.name, kind))
             default = field.default
             if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
                 default = default.factory()
             check = None if kind in ("any", "records", "record") else _check_of(hints.get(field.name, Any))
             self._in.append((field.name, _reader(kind, field.metadata), check, default))
 
-    def to_dict(self, record: Any, derived: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The record as a JSON-ready dict; ``derived`` keys are added after the fields."""
-        data = {name: write(getattr(record, name)) for name, write in self._out}
+        self._write = self._compile()
+
+    def to_dict(
+        self, record: Any, derived: Mapping[str, Any] | None = None, *, skip: tuple[str, ...] = ()
+    ) -> dict[str, Any]:
+        """The record as a JSON-ready dict; ``derived`` keys are added after the fields, ``skip`` left out."""
+        if skip:
+            data = {name: write(getattr(record, name)) for name, write in self._out if name not in skip}
+        else:
+            data = self._write(record)
         if derived:
             data.update(derived)
         return data
+
+    def _compile(self) -> Callable[[Any], dict[str, Any]]:
+        """A writer of this class's records as one function, as attrs makes ``__init__``: a report writes
+        one per case and per evaluation, and a loop over the fields with a call per value costs several
+        times more. Plain strings, numbers, booleans and None are written as they are inline; anything
+        else goes through the field's writer (:func:`jsonable` for values)."""
+        lines = ["def write(record):", "    data = {}"]
+        names: dict[str, Any] = {"_isfinite": math.isfinite}
+        for index, (name, kind) in enumerate(self._kinds):
+            write = f"_w{index}"
+            names[write] = self._out[index][1]
+            lines.append(f"    v = record.{name}")
+            if kind in ("records", "record"):
+                lines.append(f"    data[{name!r}] = {write}(v)")
+                continue
+            lines += [
+                "    t = type(v)",
+                "    if v is None or t is bool or (t is str and v.isascii()) or (t is int and -(1 << 62) < v < 1 << 62)"
+                " or (t is float and _isfinite(v)):",
+                f"        data[{name!r}] = v",
+                "    else:",
+                f"        data[{name!r}] = {write}(v)",
+            ]
+        lines.append("    return data")
+        exec("\n".join(lines), names)  # noqa: S102 - the code is made here from the class's field names
+        writer: Callable[[Any], dict[str, Any]] = names["write"]
+        return writer
 
     def from_dict(self, data: Mapping[str, Any], at: str = "") -> Any:
         """A record from what :meth:`to_dict` wrote; missing keys take the field's default.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import re
 import secrets
@@ -20,6 +19,7 @@ import attrs
 from agent_eval import stats
 from agent_eval._errors import AgentEvalError
 from agent_eval._files import make_folder
+from agent_eval._json import dumps
 from agent_eval._model import EvalReport, EvalResult, Status
 
 #: Seconds a writer waits for another process's lock before giving up.
@@ -64,21 +64,44 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         WHERE json_valid(report)
         """,
     ),
+    (
+        # what the agents used and cost, so that `runs` can list them without reading reports; old rows
+        # are filled from the cases of their stored reports (total() and a count: no integer overflow)
+        "ALTER TABLE runs ADD COLUMN agent_tokens INTEGER",
+        "ALTER TABLE runs ADD COLUMN cost_usd REAL",
+        """
+        UPDATE runs SET
+            agent_tokens = (
+                SELECT CASE WHEN count(*) THEN CAST(total(
+                    CASE WHEN json_type(c.value, '$.usage.input_tokens') = 'integer'
+                         THEN json_extract(c.value, '$.usage.input_tokens') ELSE 0 END
+                    + CASE WHEN json_type(c.value, '$.usage.output_tokens') = 'integer'
+                           THEN json_extract(c.value, '$.usage.output_tokens') ELSE 0 END
+                ) AS INTEGER) END
+                FROM json_each(report, '$.cases') AS c WHERE json_type(c.value, '$.usage') = 'object'
+            ),
+            cost_usd = (
+                SELECT CASE WHEN count(*) THEN total(json_extract(c.value, '$.cost_usd')) END
+                FROM json_each(report, '$.cases') AS c WHERE json_type(c.value, '$.cost_usd') IN ('integer', 'real')
+            )
+        WHERE json_valid(report) AND json_type(report, '$.cases') = 'array'
+        """,
+    ),
 )
 
 _INSERT = """
     INSERT INTO runs (id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored,
-                      skipped, pass_rate, total_ms, interrupted, min_pass_rate, strict, report)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                      skipped, pass_rate, total_ms, interrupted, min_pass_rate, strict, agent_tokens, cost_usd, report)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 _LIST = """
     SELECT id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored, skipped,
-           pass_rate, total_ms, interrupted, min_pass_rate, strict
+           pass_rate, total_ms, interrupted, min_pass_rate, strict, agent_tokens, cost_usd
     FROM runs WHERE ? IS NULL OR suite = ? ORDER BY seq DESC LIMIT ?
 """
 _LOAD = """
     SELECT id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored, skipped,
-           pass_rate, total_ms, interrupted, min_pass_rate, strict, report
+           pass_rate, total_ms, interrupted, min_pass_rate, strict, agent_tokens, cost_usd, report
     FROM runs WHERE id = ?
 """
 _LATEST = re.compile(r"latest(?:~(\d+))?")
@@ -110,6 +133,9 @@ class RunSummary:
     #: The bar the run was held to (``--min-pass-rate``), when it recorded one, and whether it was strict.
     min_pass_rate: float | None = None
     strict: bool = False
+    #: The agents' tokens (input and output) and cost in US dollars over the run, when any case reported them.
+    agent_tokens: int | None = None
+    cost_usd: float | None = None
 
     @property
     def met(self) -> bool:
@@ -150,7 +176,7 @@ class History:
         """Store ``report`` and return its run id (the report's ``metadata["run_id"]`` when set)."""
         # the columns come from the JSON-ready data: its texts all encode (no lone surrogate is left)
         data = report.to_dict()
-        meta = data["metadata"]
+        meta = data["metadata"] = dict(data["metadata"])  # the report's own dicts stay as they are
         run_id = str(meta.get("run_id") or new_run_id())
         meta["run_id"] = run_id
         recorded_at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -170,7 +196,8 @@ class History:
             report.total_ms,
             int(report.interrupted),
             *_gate(report),
-            json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+            *_agent_totals(report),
+            dumps(data),
         )
         with self._connect(create=True) as connection:
             try:
@@ -339,8 +366,14 @@ def _summary(row: Sequence[Any]) -> RunSummary:
             "interrupted": bool(values["interrupted"]),
             "strict": bool(values["strict"]),
             "min_pass_rate": float(bar) if isinstance(bar, int | float) else None,
+            "agent_tokens": _whole(values["agent_tokens"]),
+            "cost_usd": float(values["cost_usd"]) if isinstance(values["cost_usd"], int | float) else None,
         }
     )
+
+
+def _whole(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) and math.isfinite(value) else None
 
 
 def _gate(report: EvalReport) -> tuple[float | None, int]:
@@ -351,6 +384,13 @@ def _gate(report: EvalReport) -> tuple[float | None, int]:
     if isinstance(bar, int | float) and not isinstance(bar, bool) and abs(bar) <= sys.float_info.max:
         return float(bar), strict
     return None, strict
+
+
+def _agent_totals(report: EvalReport) -> tuple[int | None, float | None]:
+    """The run's agent tokens and cost as SQLite can hold them (a count past 64 bits is no count)."""
+    usage = report.agent_usage
+    tokens = None if usage is None else usage.total_tokens
+    return (tokens if tokens is not None and abs(tokens) < 2**63 else None), report.cost_usd
 
 
 def _text_or_none(value: Any) -> str | None:

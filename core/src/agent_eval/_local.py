@@ -19,7 +19,8 @@ from agent_eval._attempts import combine_attempts
 from agent_eval._calling import Call, to_evaluation
 from agent_eval._errors import Skip
 from agent_eval._execution import ResultCallback, RunPlan
-from agent_eval._model import Case, EvalResult, Evaluation, EvaluatorContext, Status, Verdict
+from agent_eval._grading import grade
+from agent_eval._model import Case, EvalResult, Evaluation, EvaluatorContext, Verdict
 from agent_eval._recording import trajectory
 from agent_eval._signals import NOTICE_AFTER, LoopBlocked, blocked_message
 from agent_eval._text import describe_error, frames_of
@@ -161,7 +162,7 @@ class LocalExecutor:
         slot[0] = case.name
         slot[1] = "agent"
         try:
-            output = await self._call_agent(case)
+            output = await self._call_agent(case, attempt)
         except _Timeout:
             return _errored(case, f"timed out after {self.timeout:g} s", start, calls)
         except BaseException as error:  # whatever the agent raised is its case's error, but a real cancel
@@ -200,7 +201,8 @@ class LocalExecutor:
         result = _assemble(case, output, evaluations, (time.perf_counter() - start) * 1000)
         return result if run is None else _with_run(result, run)
 
-    async def _call_agent(self, case: Case) -> Any:
+    async def _call_agent(self, case: Case, attempt: int) -> Any:
+        """What the agent answers to ``case`` (attempt ``attempt``), under the run's timeout."""
         agent = self.agent
         if self.timeout is None:
             return await self._invoke(agent, case.input)
@@ -351,46 +353,17 @@ def _with_run(result: EvalResult, run: AgentRun) -> EvalResult:
 
 
 def _assemble(case: Case, output: Any, evaluations: Sequence[Evaluation], duration_ms: float) -> EvalResult:
-    """One case's result from its evaluations, by the rules of the contract."""
-    if len(evaluations) == 1:
-        only = evaluations[0]
-        error = f"{only.name}: {only.error}" if only.error else None
-        return EvalResult(
-            case.name,
-            case.input,
-            output=output,
-            expected=case.expected,
-            status=only.status,
-            score=only.score,
-            reason=only.reason,
-            error=error,
-            duration_ms=duration_ms,
-            metadata=case.metadata,
-            evaluations=evaluations,
-            fingerprint=case.fingerprint,
-        )
-    statuses = {evaluation.status for evaluation in evaluations}
-    status: Status
-    if "error" in statuses:
-        status = "error"
-    elif "failed" in statuses:
-        status = "failed"
-    elif statuses == {"skipped"}:
-        status = "skipped"
-    else:
-        status = "passed"
-    scores = [e.score for e in evaluations if e.status in ("passed", "failed") and e.score is not None]
-    failing = [f"{e.name}: {e.reason or 'failed'}" for e in evaluations if e.status == "failed"]
-    errors = [f"{e.name}: {e.error}" for e in evaluations if e.status == "error"]
+    """One case's result from its evaluations, by the rules of the contract (see :func:`agent_eval._grading.grade`)."""
+    graded = grade(evaluations, case.weights, case.threshold)
     return EvalResult(
         case.name,
         case.input,
         output=output,
         expected=case.expected,
-        status=status,
-        score=sum(scores) / len(scores) if scores else None,
-        reason="; ".join(failing) or None,
-        error="; ".join(errors) or None,
+        status=graded.status,
+        score=graded.score,
+        reason=graded.reason,
+        error=graded.error,
         duration_ms=duration_ms,
         metadata=case.metadata,
         evaluations=evaluations,

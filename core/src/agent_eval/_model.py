@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import sys
+import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
@@ -50,6 +53,10 @@ class Case:
     location: str | None = attrs.field(default=None, kw_only=True)
     #: A stable digest of the case as written in its file (name, input, expected, evaluator entries).
     fingerprint: str | None = attrs.field(default=None, kw_only=True)
+    #: The weight of each of :attr:`all_evaluators` in the case's score, in order (empty: each weighs 1).
+    weights: tuple[float, ...] = attrs.field(default=(), converter=tuple_of, kw_only=True)
+    #: With a threshold the case passes when its weighted mean score reaches it and no evaluation errored.
+    threshold: float | None = attrs.field(default=None, kw_only=True)
 
     @property
     def all_evaluators(self) -> tuple[Any, ...]:
@@ -180,6 +187,14 @@ class Attempt:
         return attempt
 
 
+#: Each live result's JSON-ready dict, by ``id``, with a weak reference that forgets it with the result.
+_written: dict[int, tuple[weakref.ref[Any], dict[str, Any]]] = {}
+
+
+def _forget(key: int, _: Any) -> None:
+    _written.pop(key, None)
+
+
 @attrs.frozen
 class EvalResult:
     """The outcome of one case: the agent's output and every evaluation of it.
@@ -242,11 +257,18 @@ class EvalResult:
         return [attempt.status == "passed" for attempt in self.attempts if attempt.status != "skipped"]
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of this result."""
+        """A JSON-ready dict of this result (made once per result: do not change it; copy it)."""
+        key = id(self)
+        known = _written.get(key)
+        if known is not None and known[0]() is self:
+            return known[1]
         derived: dict[str, Any] = {"passed": self.passed}
         if self.attempts:
             derived.update(pass_fraction=self.pass_fraction, flaky=self.flaky)
-        return codec_of(EvalResult).to_dict(self, derived)
+        data = codec_of(EvalResult).to_dict(self, derived)
+        # a run writes each result several times (its --jsonl line, the JSON report, the history, the page)
+        _written[key] = (weakref.ref(self, functools.partial(_forget, key)), data)
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalResult:
@@ -274,6 +296,8 @@ class EvalReport:
     failed: int = attrs.field(init=False)
     errored: int = attrs.field(init=False)
     skipped: int = attrs.field(init=False)
+    #: The cases' JSON-ready dicts, made once: every report writer of a run reads the same ones.
+    _case_dicts: list[dict[str, Any]] | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         counts = dict.fromkeys(STATUSES, 0)
@@ -316,8 +340,33 @@ class EvalReport:
         """Token usage summed over every evaluation that reported ``usage``."""
         return sum_usage(e.metadata.get("usage") for r in self.cases for e in r.evaluations)
 
+    @property
+    def agent_usage(self) -> Usage | None:
+        """The agents' token usage summed over the cases (a repeated case's sums its attempts); None if none had one."""
+        return total_usage(result.usage for result in self.cases)
+
+    @property
+    def cost_usd(self) -> float | None:
+        """What the agents' work cost in US dollars, summed over the cases; None when no case reported a cost."""
+        return total_cost(result.cost_usd for result in self.cases)
+
+    def case_dicts(self) -> list[dict[str, Any]]:
+        """Each case as :meth:`EvalResult.to_dict` writes it, worked out once per report (do not change them)."""
+        if self._case_dicts is None:
+            object.__setattr__(self, "_case_dicts", [case.to_dict() for case in self.cases])
+        assert self._case_dicts is not None
+        return self._case_dicts
+
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of the whole report; :meth:`from_dict` loads it back."""
+        """A JSON-ready dict of the whole report; :meth:`from_dict` loads it back.
+
+        Its ``cases`` are :meth:`case_dicts`, shared by every call: copy one before changing it.
+        """
+        return {**self.summary_dict(), "cases": self.case_dicts()}
+
+    def summary_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` without the cases: the counts, the statistics and the run's facts."""
+        agent_usage = self.agent_usage
         counts = {
             "format": REPORT_FORMAT,
             "version": REPORT_VERSION,
@@ -328,15 +377,17 @@ class EvalReport:
             "total": self.total,
             "pass_rate": self.pass_rate,
             "usage": self.usage,
+            "agent_usage": None if agent_usage is None else agent_usage.to_dict(),
+            "cost_usd": self.cost_usd,
             "stats": self.stats,
         }
-        return codec_of(EvalReport).to_dict(self, counts)
+        return codec_of(EvalReport).to_dict(self, counts, skip=("cases",))
 
     def to_json(self, *, indent: int | None = 2) -> str:
-        """The report as a JSON document."""
-        import json
+        """The report as a JSON document (indented by two spaces, or compact with ``indent=None``)."""
+        from agent_eval._json import dumps
 
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        return dumps(self.to_dict(), indent=indent is not None)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalReport:
@@ -372,6 +423,29 @@ def parse_json(text: str) -> Any:
 
 
 _MAX_COUNT = 2**63
+
+
+def total_usage(usages: Iterable[Usage | None]) -> Usage | None:
+    """The sum of the usages given; None when every one is None."""
+    found = [usage for usage in usages if usage is not None]
+    if not found:
+        return None
+    # what a report read back holds was checked to be whole numbers; sum them as such
+    return Usage(sum(usage.input_tokens for usage in found), sum(usage.output_tokens for usage in found))
+
+
+def total_cost(costs: Iterable[float | None]) -> float | None:
+    """The sum of the costs given (infinite and NaN ones left out); None when none is a number."""
+    import math
+
+    found = [float(cost) for cost in costs if cost is not None and _finite(cost)]
+    total = math.fsum(found) if found else None
+    return total if total is None or math.isfinite(total) else None
+
+
+def _finite(value: float) -> bool:
+    # False for NaN, the infinities and ints too big for a float (the comparison is exact, never raising)
+    return isinstance(value, int | float) and not isinstance(value, bool) and abs(value) <= sys.float_info.max
 
 
 def sum_usage(usages: Iterable[Mapping[str, Any] | None]) -> dict[str, int]:

@@ -42,6 +42,10 @@ KNOWN_DISTRIBUTIONS = {
     },
 }
 
+#: The keys of a suite file's evaluator entries that are not evaluators (combinators, and ``weight``):
+#: no plugin may register an evaluator under one of them.
+RESERVED = ("all", "any", "not", "weight")
+
 HOW_TO_INSTALL = (
     "install an evaluator plugin, e.g. `pip install agent-eval-contains agent-eval-exact "
     "agent-eval-json agent-eval-judge agent-eval-trajectory`"
@@ -230,6 +234,7 @@ class Plugins:
     manager: pluggy.PluginManager = attrs.Factory(new_plugin_manager)
     origins: dict[str, tuple[str | None, str | None]] = attrs.Factory(dict)
     broken: list[BrokenPlugin] = attrs.Factory(list)
+    _commands: list[tuple[str, Any, str]] | None = attrs.field(default=None, init=False)
 
     def __attrs_post_init__(self) -> None:
         # The core's own plugin goes through the same hooks as any other (the ``local`` executor).
@@ -280,6 +285,26 @@ class Plugins:
         self._collect("register_executors", registry, registry.add_executor)
         return registry
 
+    def commands(self) -> list[tuple[str, Any, str]]:
+        """(name, click command, plugin) of every command the plugins register, once per process."""
+        if self._commands is None:
+            found: list[tuple[str, Any, str]] = []
+            for impl in self.manager.hook.register_commands.get_hookimpls():
+                plugin = self.manager.get_name(impl.plugin) or repr(impl.plugin)
+
+                def register(command: Any, _plugin: str = plugin) -> None:
+                    name = getattr(command, "name", None)
+                    if not isinstance(name, str) or not callable(getattr(command, "main", None)):
+                        raise TypeError(f"register() needs a click command, got {command!r}")
+                    found.append((name, command, _plugin))
+
+                try:
+                    impl.function(**{arg: register for arg in impl.argnames})
+                except (Exception, SystemExit) as error:
+                    self.broken.append(BrokenPlugin(plugin, describe_error(error)))
+            self._commands = found
+        return self._commands
+
     def _collect(self, hook: str, registry: Registry, add: Callable[[EvaluatorInfo], None]) -> None:
         for impl in getattr(self.manager.hook, hook).get_hookimpls():
             plugin_name = self.manager.get_name(impl.plugin) or repr(impl.plugin)
@@ -314,6 +339,11 @@ def _make_info(
     name = name or getattr(factory, "__name__", None)
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"evaluator name {name!r} must be an identifier; pass register(f, name='...')")
+    if name in RESERVED:
+        raise ValueError(
+            f"evaluator name {name!r} is reserved (suite files use {', '.join(RESERVED)} to combine and weigh "
+            "evaluators); pass register(f, name='...')"
+        )
     return EvaluatorInfo(name, factory, plugin, distribution, version)
 
 

@@ -1,4 +1,8 @@
-"""Reading suite and cases files: each becomes sources, and a place in a source tells ``file:line:col``."""
+"""Reading suite and cases files: each becomes sources, and a place in a source tells ``file:line:col``.
+
+A CSV cases file (``cases: data.csv``) becomes one source per row, each a case-shaped mapping whose
+every place is the row's first line (``data.csv:7``).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,9 @@ from agent_eval._files import MAX_BYTES, display, read_text_file
 from agent_eval._sourcemap import Path_, Position, SourceError, json_positions, load_json, load_yaml
 
 _JSON_SPACE = " \t\r"
-FORMATS = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+FORMATS = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
+#: The columns of a CSV cases file that are a case's own; every other column is metadata.
+CSV_COLUMNS = ("name", "input", "expected")
 
 
 class Source:
@@ -76,6 +82,24 @@ class LineSource(Source):
         return f"{self.path}:{self.number}"
 
 
+class RowSource(Source):
+    """One row of a CSV file, as a case: every place in it is the line the row starts on."""
+
+    def __init__(self, path: Path, data: Any, number: int, origin: str | None = None) -> None:
+        super().__init__(path, data, {}, "", origin)
+        self.number = number
+
+    @property
+    def is_line(self) -> bool:
+        return True
+
+    def where(self, at: Path_) -> str:
+        return f"{self.path}:{self.number}"
+
+    def location(self, at: Path_) -> str:
+        return f"{self.path}:{self.number}"
+
+
 class Place:
     """A value inside a source: the source and the path of keys and indexes that leads to it."""
 
@@ -117,6 +141,11 @@ def parse(path: Path, *, origin: str | None = None) -> list[Source]:
         text, kind = _read(path)
     except FileReadError as error:
         raise SuiteError([f"{error}{note}"]) from None
+    if kind == "csv":
+        if origin is None:
+            message = f"{path}: a CSV file holds cases, not a suite; name it in a suite file: `cases: {path.name}`"
+            raise SuiteError([message])
+        return _parse_csv(path, text, origin)
     try:
         if kind == "yaml":
             data, positions = load_yaml(text)
@@ -155,6 +184,69 @@ def _parse_lines(path: Path, text: str, origin: str | None) -> list[Source]:
     return sources
 
 
+def _parse_csv(path: Path, text: str, origin: str) -> list[Source]:
+    """One source per row of a CSV file with a header row; a problem names the file and line."""
+    import csv
+    import io
+
+    note = f" (from {origin})"
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    previous = csv.field_size_limit(MAX_BYTES)  # the default, 128 KiB, is shorter than many an input
+    try:
+        header = _csv_header(path, reader, note)
+        sources: list[Source] = []
+        problems: list[str] = []
+        start = reader.line_num + 1
+        try:
+            for row in reader:
+                line, start = start, reader.line_num + 1
+                if not row or (len(row) == 1 and not row[0].strip()):
+                    continue
+                if len(row) != len(header):
+                    problems.append(f"{path}:{line}: the row has {len(row)} fields, the header {len(header)}{note}")
+                    continue
+                sources.append(RowSource(path, _csv_case(header, row), line, origin))
+        except csv.Error as error:
+            problems.append(f"{path}:{reader.line_num}: not valid CSV: {error}{note}")
+    finally:
+        csv.field_size_limit(previous)
+    if problems:
+        raise SuiteError(problems, source=str(path))
+    return sources
+
+
+def _csv_header(path: Path, reader: Any, note: str) -> list[str]:
+    """The header's column names, checked: named, unique, with ``name`` and ``input`` among them."""
+    import csv
+
+    try:
+        header = [column.strip() for column in next(reader, [])]
+    except csv.Error as error:
+        raise SuiteError([f"{path}:{reader.line_num}: not valid CSV: {error}{note}"]) from None
+    expected = "its first line names the columns: name, input and optionally expected (others become metadata)"
+    if not any(header):
+        raise SuiteError([f"{path}:1: has no header row; {expected}{note}"])
+    problems = [f"column {index} has no name" for index, column in enumerate(header, start=1) if not column]
+    twice = [column for column in dict.fromkeys(header) if column and header.count(column) > 1]
+    problems += [f"column {column!r} is named twice" for column in twice]
+    problems += [f"missing the column {column!r}" for column in ("name", "input") if column not in header]
+    if problems:
+        raise SuiteError([f"{path}:1: {problem}; {expected}{note}" for problem in problems], source=str(path))
+    return header
+
+
+def _csv_case(header: list[str], row: list[str]) -> dict[str, Any]:
+    """A row as a case: ``name``, ``input``, ``expected`` (an empty cell: none), the rest metadata."""
+    fields = dict(zip(header, row, strict=True))
+    case: dict[str, Any] = {"name": fields.pop("name"), "input": fields.pop("input")}
+    expected = fields.pop("expected", "")
+    if expected != "":
+        case["expected"] = expected
+    if fields:
+        case["metadata"] = fields
+    return case
+
+
 def _safe_json_positions(text: str) -> dict[Path_, Position]:
     try:
         return json_positions(text)
@@ -163,9 +255,12 @@ def _safe_json_positions(text: str) -> dict[Path_, Position]:
 
 
 def position_key(problem: str) -> tuple[str, int, int]:
-    """Sort problems by file, then line and column."""
+    """Sort problems by file, then line and column (``file:line`` for a CSV file's rows)."""
     location = problem.split(": ", 1)[0]
     parts = location.rsplit(":", 2)
     if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
         return parts[0], int(parts[1]), int(parts[2])
+    file, _, line = location.rpartition(":")
+    if file and line.isdigit():
+        return file, int(line), 0
     return location, 0, 0

@@ -15,7 +15,9 @@ import attrs
 
 from agent_eval._binding import EvaluatorBuilder
 from agent_eval._cases import CASE_KEYS, Cases, Checker, metadata_problem
-from agent_eval._errors import AgentEvalError, SuiteError, did_you_mean
+from agent_eval._entries import EntryReader
+from agent_eval._errors import SuiteError, did_you_mean
+from agent_eval._grading import threshold_problem
 from agent_eval._model import Case
 from agent_eval._paths import relative_to
 from agent_eval._plugins import Registry, get_registry
@@ -33,6 +35,7 @@ SUITE_KEYS = (
     "repeat",
     "case_pass_rate",
     "executor",
+    "threshold",
     "evaluators",
     "cases",
 )
@@ -91,14 +94,14 @@ class _Loader:
         self.path = path
         self._problems = _Problems()
         self.problems = self._problems.lines
-        self.evaluators = EvaluatorBuilder(registry)
+        self.entries = EntryReader(EvaluatorBuilder(registry), self._problems.add)
         self.checker = Checker()
         #: Where the cases were given, for the message of a suite without any (None: the whole file).
         self.cases_place: Place | None = None
 
     def load(self, sources: list[Any]) -> SuiteFile:
         if len(sources) != 1 or sources[0].is_line:
-            return SuiteFile(self.path, self.path.stem, self._cases([Place(s) for s in sources], []))
+            return SuiteFile(self.path, self.path.stem, self._cases([Place(s) for s in sources], _Shared()))
         place = Place(sources[0])
         data = place.value
         if isinstance(data, list):
@@ -120,8 +123,9 @@ class _Loader:
         if agent is not None and ":" not in agent:
             message = f"agent {agent!r} must be MODULE:ATTRIBUTE, e.g. my_agents:support"
             self._problems.add(place.child("agent"), message)
-        shared = self._reader().evaluator_list(place.child("evaluators"), data.get("evaluators"), "suite")
-        cases = self._cases(self._case_places(place, data), shared, data.get("evaluators"))
+        evaluators = self._reader().evaluator_list(place.child("evaluators"), data.get("evaluators"), "suite")
+        shared = _Shared(evaluators, data.get("evaluators"), options.number("threshold", 0.0, 1.0))
+        cases = self._cases(self._case_places(place, data), shared)
         return SuiteFile(
             self.path,
             name,
@@ -171,29 +175,39 @@ class _Loader:
         return [Place(line) for line in sources]
 
     def _reader(self) -> _CaseReader:
-        return _CaseReader(self._problems, self.evaluators, self.checker)
+        return _CaseReader(self._problems, self.entries, self.checker)
 
-    def _cases(self, places: list[Place], shared: list[Any], shared_entries: Any = None) -> list[Case]:
+    def _cases(self, places: list[Place], shared: _Shared) -> list[Case]:
         reader = self._reader()
-        cases = [reader.read(place, index, shared, shared_entries) for index, place in enumerate(places)]
+        cases = [reader.read(place, index, shared) for index, place in enumerate(places)]
         return [case for case in cases if case is not None]
+
+
+@attrs.frozen
+class _Shared:
+    """What a suite gives each of its cases: evaluators (built, with weights, and as written), a threshold."""
+
+    evaluators: list[tuple[Any, float]] = attrs.Factory(list)
+    entries: Any = None
+    threshold: float | None = None
 
 
 class _CaseReader:
     """Reads one case after another: keys, name, input, metadata, evaluators, then the shared checks."""
 
-    def __init__(self, problems: _Problems, evaluators: EvaluatorBuilder, checker: Checker) -> None:
+    def __init__(self, problems: _Problems, entries: EntryReader, checker: Checker) -> None:
         self.problems = problems
-        self.evaluators = evaluators
+        self.entries = entries
         self.checker = checker
 
-    def read(self, place: Place, index: int, shared: list[Any], shared_entries: Any = None) -> Case | None:
+    def read(self, place: Place, index: int, shared: _Shared) -> Case | None:
         data = place.value
         if not isinstance(data, dict):
             message = f"a case is a mapping with 'name', 'input', 'evaluators'; got {kind_of(data)}"
             self.problems.add(place, message)
             return None
-        label = f"case {data['name']!r}" if isinstance(data.get("name"), str) else f"case #{index + 1}"
+        named = isinstance(data.get("name"), str) and data["name"].strip()
+        label = f"case {data['name']!r}" if named else f"case #{index + 1}"
         count = len(self.problems.lines)
         for key in data:
             if key not in CASE_KEYS:
@@ -210,6 +224,11 @@ class _CaseReader:
         own = self.evaluator_list(place.child("evaluators"), data.get("evaluators"), label)
         if "evaluator" in data:
             own = self.evaluator_list(place.child("evaluator"), [data["evaluator"]], label, single=True) + own
+        threshold = data.get("threshold")
+        if threshold is None:
+            threshold = shared.threshold
+        elif problem := threshold_problem(threshold):
+            self.problems.add(place.child("threshold"), f"{label}: {problem}")
         if name is not None:
             duplicate = self.checker.duplicate(name, place.child("name").where)
             if duplicate:
@@ -217,14 +236,17 @@ class _CaseReader:
                 return None
         if len(self.problems.lines) > count or name is None:
             return None
+        graded = (*shared.evaluators, *own)
         case = Case(
             name,
             data.get("input"),
             expected=data.get("expected"),
-            evaluators=(*shared, *own),
+            evaluators=tuple(evaluator for evaluator, _ in graded),
             metadata=metadata or {},
             location=place.location(),
-            fingerprint=fingerprint(name, data, shared_entries),
+            fingerprint=fingerprint(name, data, shared.entries, threshold),
+            weights=tuple(weight for _, weight in graded) if any(weight != 1 for _, weight in graded) else (),
+            threshold=None if threshold is None else float(threshold),
         )
         for problem in self.checker.evaluator_problems(case):
             self.problems.add(place, f"{label}: {problem}")
@@ -239,8 +261,10 @@ class _CaseReader:
             return None
         return name
 
-    def evaluator_list(self, place: Place, entries: Any, label: str, *, single: bool = False) -> list[Any]:
-        """The evaluators of a list of entries; each bad entry is a problem at its own place."""
+    def evaluator_list(
+        self, place: Place, entries: Any, label: str, *, single: bool = False
+    ) -> list[tuple[Any, float]]:
+        """The evaluators of a list of entries, each with its weight; each bad entry is a problem at its place."""
         if entries is None:
             return []
         if not isinstance(entries, list):
@@ -249,24 +273,24 @@ class _CaseReader:
             return []
         built = []
         for index, entry in enumerate(entries):
-            try:
-                built.append(self.evaluators.build(entry))
-            except AgentEvalError as error:
-                self.problems.add(place if single else place.child(index), f"{label}: {error}")
+            read = self.entries.read(place if single else place.child(index), entry, label)
+            if read is not None:
+                built.append(read)
         return built
 
 
-def fingerprint(name: str, data: dict[str, Any], shared_entries: Any) -> str:
-    """What makes a case the same case from one run to the next: its name, input, expected answer and the
-    evaluator entries that grade it (the suite's shared ones included), as written in the file.
+def fingerprint(name: str, data: dict[str, Any], shared_entries: Any, threshold: Any = None) -> str:
+    """What makes a case the same case from one run to the next: its name, input, expected answer, the
+    evaluator entries that grade it (the suite's shared ones included), as written in the file, and the
+    threshold it is held to.
 
     ``--resume`` takes a finished case over only when its fingerprint is unchanged.
     """
     import hashlib
 
-    described = repr(
-        (name, data.get("input"), data.get("expected"), data.get("evaluator"), data.get("evaluators"), shared_entries)
-    )
+    graded = (name, data.get("input"), data.get("expected"), data.get("evaluator"), data.get("evaluators"))
+    # without a threshold, as before thresholds came: a run recorded then still resumes
+    described = repr((*graded, shared_entries) if threshold is None else (*graded, shared_entries, threshold))
     return hashlib.blake2b(described.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
 
 

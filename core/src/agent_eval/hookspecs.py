@@ -36,7 +36,9 @@ def register_evaluators(register: Callable[..., Any]) -> None:
         parameters are the evaluator's options and which returns an evaluator:
         a callable ``(output)`` or ``(output, ctx)``, sync or async, returning
         ``bool`` or :class:`agent_eval.Verdict`. ``name`` defaults to
-        ``factory.__name__``; it is the key used in suite files. The first
+        ``factory.__name__``; it is the key used in suite files (``all``,
+        ``any``, ``not`` and ``weight`` are reserved there: registering one
+        raises ValueError). The first
         line of the factory's docstring is the description that
         ``agent-eval list-evaluators`` shows, and its signature gives the
         parameters (with their defaults) listed by ``--json``.
@@ -109,4 +111,37 @@ def register_executors(register: Callable[..., Any]) -> None:
         @hookimpl
         def register_executors(register):
             register(InOrder, name="in_order")
+    """
+
+
+@hookspec
+def register_commands(register: Callable[..., Any]) -> None:
+    """Register the ``agent-eval`` subcommands this plugin provides.
+
+    Called when the command line is asked for a command that is not one of agent-eval's own (or for
+    the list of commands, ``agent-eval --help``): agent-eval's own commands start without loading any
+    plugin. ``agent-eval-judge`` registers ``calibrate`` and ``review`` this way.
+
+    :param register:
+        ``register(command)``. ``command`` is a ``click.Command`` (``@click.command()``); its name is
+        the subcommand's. A name agent-eval already uses, or that another plugin registered first, is
+        refused with a warning naming both.
+
+    Keep the plugin module cheap to import: define the command in a module of its own and import it
+    inside ``register_commands``, and import heavy libraries inside the command.
+
+    Example::
+
+        import click
+        from agent_eval import hookimpl
+
+        @click.command()
+        @click.argument("name")
+        def hello(name):
+            \"\"\"Say hello.\"\"\"
+            click.echo(f"hello {name}")
+
+        @hookimpl
+        def register_commands(register):
+            register(hello)
     """

@@ -14,7 +14,9 @@ from typing import IO, TYPE_CHECKING, Any
 
 import attrs
 
-from agent_eval._model import EvalReport, EvalResult, Evaluation
+from agent_eval._agent_run import ToolCall
+from agent_eval._model import Attempt, EvalReport, EvalResult, Evaluation
+from agent_eval._report.steps import agent_figures, outcome_text, step_call
 from agent_eval._text import block, cell, plural
 
 if TYPE_CHECKING:
@@ -45,6 +47,8 @@ _CASE_MIN = 16
 _REASON_MIN = 12
 #: Longest case name shown: a longer one is cut (the reports hold it whole).
 _NAME_LIMIT = 1000
+#: What starts the reason of a case whose attempts did not all agree.
+FLAKY = "flaky · "
 
 
 def make_console(file: IO[str] | None = None, *, stderr: bool = False) -> Console:
@@ -81,6 +85,7 @@ def summary_line(report: EvalReport, *, strict: bool = False, bar: float | None 
         text += f" ≥ bar {bar:.0%}" if rate >= bar else f" < bar {bar:.0%}"
     text += repeat_figures(stats)
     text += f" · {format_duration(report.total_ms)}"
+    text += "".join(f" · {figure}" for figure in agent_figures(report.agent_usage, report.cost_usd))
     usage = report.usage
     if usage.get("total_tokens"):
         text += f" · {usage['total_tokens']:,} judge tokens"
@@ -153,7 +158,9 @@ def render_table(report: EvalReport, console: Console, *, verbose: bool = False)
     """Print the table of cases: only those that did not pass for big reports, and at most FULL_TABLE_LIMIT.
 
     A reason takes at most :data:`REASON_LINES` lines of its cell; with ``verbose`` every reason and error
-    is shown whole, each evaluation's on rows of its own under its case, with where an error was raised.
+    is shown whole, each evaluation's on rows of its own under its case, with where an error was raised,
+    then each tool call the agent made (a repeated case: each attempt, with its evaluations and tool calls).
+    A case whose attempts did not all agree has ``flaky ·`` before its reason.
     """
     from rich.text import Text
 
@@ -165,20 +172,47 @@ def render_table(report: EvalReport, console: Console, *, verbose: bool = False)
     names = [cell(result.name, _NAME_LIMIT) for result in rows]
     times = [format_duration(result.duration_ms) for result in rows]
     # one line each, no longer than the console is wide: all the layout needs to know
-    reasons = [cell(_why(result), console.width) for result in rows]
+    reasons = [_flaky(result) + cell(_why(result), console.width) for result in rows]
+    if verbose:  # the rows under the cases need room too
+        names = names + [label for result in rows for label in _sub_labels(result)]
+        reasons = reasons + [cell(step_call(call), console.width) for result in rows for call in _all_calls(result)]
     layout = _Layout.of(console.width, names, reasons, times)
+    names = names[: len(rows)]
     title = plural(report.total, "case")
     table = _table(Text(f"{cell(report.name)} — {title}" if report.name else title), layout)
     for result, name, time in zip(rows, names, times, strict=True):
         if verbose:
             _verbose_rows(table, result, name, time)
             continue
-        reason = _clamp(Text(cell(_why(result), layout.reason * REASON_LINES)), console, layout.reason)
+        reason = _flag(result, Text(cell(_why(result), layout.reason * REASON_LINES)))
+        reason = _clamp(reason, console, layout.reason)
         table.add_row(Text(name), _case_status(result), Text(format_score(result.score)), reason, Text(time))
     console.print(table)
     hidden = report.total - len(rows)
     if hidden:
         console.print(Text(f"({_hidden(hidden, len(unshown))} not shown; write them all with --json PATH)"))
+
+
+def _sub_labels(result: EvalResult) -> list[str]:
+    """The longest labels of the rows under a case in ``verbose`` (attempts, steps), for the layout."""
+    labels = []
+    if result.attempts:
+        labels.append(f"  └ attempt {len(result.attempts)}")
+        steps = max(len(attempt.tool_calls) for attempt in result.attempts)
+        if steps:
+            labels.append(f"    └ step {steps}")
+        names = {evaluation.name for attempt in result.attempts for evaluation in attempt.evaluations}
+        if any(len(attempt.evaluations) > 1 for attempt in result.attempts):
+            labels += [f"    └ {cell(name, _NAME_LIMIT)}" for name in names]
+    elif result.tool_calls:
+        labels.append(f"  └ step {len(result.tool_calls)}")
+    return labels
+
+
+def _all_calls(result: EvalResult) -> list[ToolCall]:
+    if result.attempts:
+        return [call for attempt in result.attempts for call in attempt.tool_calls]
+    return list(result.tool_calls)
 
 
 def _hidden(hidden: int, failing: int) -> str:
@@ -202,6 +236,21 @@ def _table(title: Text, layout: _Layout) -> Table:
 
 def _why(result: EvalResult) -> Any:
     return result.error or result.reason
+
+
+def _flaky(result: EvalResult) -> str:
+    return FLAKY if result.attempts and result.flaky else ""
+
+
+def _flag(result: EvalResult, reason: Text) -> Text:
+    """``reason`` after a dim ``flaky ·`` when some of the case's attempts passed and some did not."""
+    if not (result.attempts and result.flaky):
+        return reason
+    from rich.text import Text
+
+    flagged = Text(FLAKY, style="dim")
+    flagged.append_text(reason)
+    return flagged
 
 
 def status_label(result: EvalResult) -> str:
@@ -238,29 +287,73 @@ def _clamp(text: Text, console: Console, width: int) -> Text:
 
 
 def _verbose_rows(table: Table, result: EvalResult, name: str, time: str) -> None:
-    """The case's row with its reason or error whole, then one row per evaluation when it has several."""
+    """The case's row with its reason or error whole, then one row per evaluation when it has several, then
+    one per tool call; a repeated case's row is followed by each attempt's rows instead."""
     from rich.text import Text
 
+    status, score = _case_status(result), Text(format_score(result.score))
+    if result.attempts:
+        table.add_row(Text(name), status, score, _flag(result, _details(_why(result), result.frames)), Text(time))
+        for attempt in result.attempts:
+            _attempt_rows(table, attempt)
+        return
     several = len(result.evaluations) > 1
     frames = result.frames or (result.evaluations[0].frames if len(result.evaluations) == 1 else ())
     # with several evaluations, each one's row below says it; the case's row would only repeat them
     reason = _details(None if several else _why(result), frames)
-    table.add_row(Text(name), _case_status(result), Text(format_score(result.score)), reason, Text(time))
+    table.add_row(Text(name), status, score, reason, Text(time))
     if several:
         for evaluation in result.evaluations:
             _evaluation_row(table, evaluation)
+    _step_rows(table, result.tool_calls, "  ")
 
 
-def _evaluation_row(table: Table, evaluation: Evaluation) -> None:
+def _attempt_rows(table: Table, attempt: Attempt) -> None:
+    """An attempt's row (status, score, reason or error whole), its evaluations when several, its tool calls."""
+    from rich.text import Text
+
+    frames = attempt.evaluations[0].frames if len(attempt.evaluations) == 1 else ()
+    table.add_row(
+        Text(f"  └ attempt {attempt.index + 1}", style="dim"),
+        _status(attempt.status),
+        Text(format_score(attempt.score)),
+        _details(attempt.error or attempt.reason, frames),
+        Text(format_duration(attempt.duration_ms)),
+    )
+    if len(attempt.evaluations) > 1:
+        for evaluation in attempt.evaluations:
+            _evaluation_row(table, evaluation, "    ")
+    _step_rows(table, attempt.tool_calls, "    ")
+
+
+def _evaluation_row(table: Table, evaluation: Evaluation, indent: str = "  ") -> None:
     from rich.text import Text
 
     table.add_row(
-        Text(f"  └ {cell(evaluation.name, _NAME_LIMIT)}", style="dim"),
+        Text(f"{indent}└ {cell(evaluation.name, _NAME_LIMIT)}", style="dim"),
         _status(evaluation.status),
         Text(format_score(evaluation.score)),
         _details(evaluation.error or evaluation.reason, evaluation.frames),
         Text(format_duration(evaluation.duration_ms)),
     )
+
+
+def _step_rows(table: Table, calls: tuple[ToolCall, ...], indent: str) -> None:
+    """One row per tool call, in order: its number and tool, then its arguments and its result or error."""
+    from rich.text import Text
+
+    for index, call in enumerate(calls):
+        failed = call.error is not None
+        details = Text(step_call(call))
+        details.append("\n")
+        details.append(outcome_text(call), style=STYLES["error"] if failed else "dim")
+        table.add_row(
+            Text(f"{indent}└ step {index + 1}", style="dim"),
+            Text(LABELS["error"], style=STYLES["error"]) if failed else Text(""),
+            Text(""),
+            details,
+            Text(""),
+        )
 
 
 def _details(why: Any, frames: Sequence[str]) -> Text:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 import secrets
 import stat
 from pathlib import Path
 from typing import IO, Any
+
+from agent_eval._json import dumps
 
 
 def write_atomic(path: str | Path, text: str) -> None:
@@ -63,7 +64,7 @@ class LineWriter:
 
     def write(self, record: dict[str, Any]) -> None:
         """Append ``record`` as one line and flush it to the operating system."""
-        line = json.dumps(record, ensure_ascii=False)
+        line = dumps(record)
         if not line.isascii():
             # JSON leaves these three unescaped, and str.splitlines (and other readers) end a line at each
             line = line.translate(_LINE_BREAKS)

@@ -24,15 +24,19 @@ from typing import Any
 
 from agent_eval._codec import display_text, jsonable
 from agent_eval._model import STATUSES, EvalReport
-from agent_eval._report.console import format_duration
+from agent_eval._report.console import format_duration, repeat_figures
 from agent_eval._report.files import write_atomic
 from agent_eval._report.markdown import gate
+from agent_eval._report.steps import format_cost
 from agent_eval._text import DISPLAY_LIMIT, block, cell, plural
 
 #: The counts of each status, in the summary and on the filter buttons (a row's status is PASS, ERROR...).
 _LABELS = {"passed": "Passed", "failed": "Failed", "error": "Errors", "skipped": "Skipped"}
-#: Keys of a case (and of an evaluation) whose values are shown as text: what the agent and evaluators made.
-_VALUES = ("input", "output", "expected", "metadata")
+#: Keys of a case (and of an evaluation, an attempt, a tool call) whose values are shown as text: what the
+#: agent, its tools and the evaluators made.
+_VALUES = ("input", "output", "expected", "metadata", "arguments", "result")
+#: Keys of a case (and of an attempt) that hold records of their own.
+_NESTED = ("evaluations", "tool_calls", "attempts")
 _COUNT_ATTRS = {"passed": "passed", "failed": "failed", "error": "errored", "skipped": "skipped"}
 _META_LABELS = {
     "run_id": "Run",
@@ -94,7 +98,9 @@ def content_security_policy(script: str) -> str:
 
 def embed_json(data: Any) -> str:
     """``data`` as JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` left."""
-    return json.dumps(data, ensure_ascii=False).translate(_JSON_ESCAPES)
+    from agent_eval._json import dumps
+
+    return dumps(data).translate(_JSON_ESCAPES)
 
 
 def page_data(report: EvalReport) -> dict[str, Any]:
@@ -105,18 +111,27 @@ def page_data(report: EvalReport) -> dict[str, Any]:
 
 
 def _case_data(case: dict[str, Any]) -> dict[str, Any]:
+    """A case's (or an attempt's) data as :func:`_record` makes it, and so are its evaluations, its tool
+    calls (each with ``raw`` set when its arguments are raw text, not valid JSON) and its attempts."""
     shown = _record(case)
     shown["evaluations"] = [_record(evaluation) for evaluation in case.get("evaluations") or ()]
+    calls = case.get("tool_calls")
+    if calls is not None:
+        shown["tool_calls"] = [{**_record(call), "raw": type(call.get("arguments")) is str} for call in calls]
+    attempts = case.get("attempts")
+    if attempts is not None:
+        shown["attempts"] = [_case_data(attempt) for attempt in attempts]
     return shown
 
 
 def _record(record: dict[str, Any]) -> dict[str, Any]:
-    """A case's or an evaluation's data with every text made to show, as :func:`_shown` does.
+    """A case's, an evaluation's or a tool call's data with every text made to show, as :func:`_shown` does.
 
-    An input, output, expected answer or metadata whose JSON is longer than :data:`DISPLAY_LIMIT` becomes
-    that JSON text, capped; smaller ones stay JSON data, which the page indents when a case is opened.
-    (They are JSON data already: to_dict wrote them through jsonable, so dumping them cannot fail.) The
-    record's keys are agent-eval's own, and its ``evaluations`` are left out: they are records of their own.
+    An input, output, expected answer, metadata, or a tool call's arguments or result whose JSON is longer
+    than :data:`DISPLAY_LIMIT` becomes that JSON text, capped; smaller ones stay JSON data, which the page
+    indents when a case is opened. (They are JSON data already: to_dict wrote them through jsonable, so
+    dumping them cannot fail.) The record's keys are agent-eval's own, and its evaluations, tool calls
+    and attempts are left out: they are records of their own.
     """
     shown = {}
     for key, value in record.items():
@@ -125,7 +140,7 @@ def _record(record: dict[str, Any]) -> dict[str, Any]:
             if len(value) > DISPLAY_LIMIT or not value.isprintable():
                 value = block(value)
         elif kind is dict or kind is list:
-            if key == "evaluations":
+            if key in _NESTED:
                 continue
             if key in _VALUES and value and not _flat_and_short(value):
                 text = json.dumps(value, ensure_ascii=False)
@@ -166,6 +181,7 @@ def _header(report: EvalReport) -> str:
             _title(report),
             _stats(report),
             _bar(report),
+            _rates(report),
             _interrupted(report),
             _controls(report),
             "</div></header>",
@@ -199,6 +215,11 @@ def _stats(report: EvalReport) -> str:
     items = [_stat("rate", f"{outcome.rate:.1%}", rate_label)]
     items += [_stat(status, str(getattr(report, _COUNT_ATTRS[status])), _LABELS[status]) for status in STATUSES]
     items.append(_stat("time", format_duration(report.total_ms), "Time"))
+    agent_usage, cost = report.agent_usage, report.cost_usd
+    if agent_usage is not None and agent_usage.total_tokens:
+        items.append(_stat("agent-tokens", f"{agent_usage.total_tokens:,}", "Agent tokens"))
+    if cost is not None:
+        items.append(_stat("cost", format_cost(cost), "Agent cost"))
     tokens = report.usage.get("total_tokens")
     if tokens:
         items.append(_stat("tokens", f"{tokens:,}", "Judge tokens"))
@@ -221,6 +242,37 @@ def _bar(report: EvalReport) -> str:
     return f'<div class="bar" aria-hidden="true">{"".join(parts)}</div>'
 
 
+def _rates(report: EvalReport) -> str:
+    """The pass rate on a track with its 95% interval drawn as a band, and the figures as text; with repeats
+    the attempt pass rate likewise, and pass@1 and pass^k for the largest k."""
+    stats = report.stats
+    if not report.total - report.skipped:
+        return ""
+    rows = [_rate_row("case-rate", "Pass rate", stats["pass_rate"], stats["ci_low"], stats["ci_high"])]
+    if stats.get("repeat"):
+        rate = stats["attempt_pass_rate"]
+        if rate is not None:
+            low, high = stats["attempt_ci_low"], stats["attempt_ci_high"]
+            rows.append(_rate_row("attempt-rate", "Attempt pass rate", rate, low, high))
+        figures = repeat_figures(stats).removeprefix(" · ")
+        if figures:
+            rows.append(f'<span class="pass-k">{escape(figures)}</span>')
+    return f'<div class="rates">{"".join(rows)}</div>'
+
+
+def _rate_row(kind: str, label: str, rate: float, low: float | None, high: float | None) -> str:
+    text = f"{label} {rate:.1%}"
+    band = ""
+    if low is not None and high is not None:
+        ci = f"95% CI {low * 100:.1f}–{high * 100:.1f}%"
+        text += f" ({ci})"
+        band = f'<i class="band" style="left:{low * 100:.3f}%;width:{(high - low) * 100:.3f}%" title="{ci}"></i>'
+    mark = f'<i class="mark" style="left:{rate * 100:.3f}%"></i>'
+    fill = f'<i class="fill" style="width:{rate * 100:.3f}%"></i>'
+    track = f'<span class="track" aria-hidden="true">{fill}{band}{mark}</span>'
+    return f'<div class="rate {kind}">{track}<span class="figure">{escape(text)}</span></div>'
+
+
 def _interrupted(report: EvalReport) -> str:
     if not report.interrupted:
         return ""
@@ -241,6 +293,12 @@ def _controls(report: EvalReport) -> str:
         buttons.append(
             f'<button type="button" data-status="{status}" aria-pressed="false">{_LABELS[status]}'
             f'<span class="count">{count}</span></button>'
+        )
+    flaky = sum(1 for result in report.cases if result.attempts and result.flaky)
+    if flaky:
+        buttons.append(
+            '<button type="button" data-status="flaky" aria-pressed="false">Flaky'
+            f'<span class="count">{flaky}</span></button>'
         )
     return (
         '<div class="controls">'
@@ -279,6 +337,10 @@ def _run_info(report: EvalReport) -> str:
         rows.append(f"<dt>{escape(label)}</dt><dd>{escape(cell(_plain(value), 2000))}</dd>")
     if report.started_at:
         rows.append(f"<dt>Started</dt><dd>{escape(cell(report.started_at, 200))}</dd>")
+    agent_usage = report.agent_usage
+    if agent_usage is not None:
+        shown = f"input_tokens {agent_usage.input_tokens:,}, output_tokens {agent_usage.output_tokens:,}"
+        rows.append(f"<dt>Agent token usage</dt><dd>{escape(shown)}</dd>")
     usage = report.usage
     if usage:
         shown = ", ".join(f"{key} {value:,}" for key, value in sorted(usage.items()))

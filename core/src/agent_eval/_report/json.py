@@ -138,8 +138,7 @@ class CaseStream:
 
     def finish(self, report: EvalReport) -> None:
         """Append the run's summary line and close the file."""
-        summary = report.to_dict()
-        del summary["cases"]
+        summary = report.summary_dict()
         self._write({"type": "summary", "run": self._run, **summary})
         with contextlib.suppress(OSError):
             self._writer.close()

@@ -6,9 +6,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_eval._codec import display_text, jsonable
-from agent_eval._model import EvalReport, EvalResult
+from agent_eval._model import Attempt, EvalReport, EvalResult
 from agent_eval._report.console import format_score
 from agent_eval._report.files import write_atomic
+from agent_eval._report.steps import calls_count, steps_text
 from agent_eval._text import block, capped, cell, plural, text_of, visible
 
 if TYPE_CHECKING:
@@ -55,7 +56,12 @@ def _testcase(result: EvalResult, classname: str) -> Element:
     case = Element(
         "testcase", _one_line_all({"name": result.name, "classname": classname, "time": _seconds(result.duration_ms)})
     )
-    why = result.error or result.reason or ""
+    properties = _case_properties(result)
+    if properties:
+        holder = SubElement(case, "properties")
+        for name, value in properties:
+            SubElement(holder, "property", {"name": name, "value": cell(value)})
+    why = _why(result)
     if result.status == "failed":
         SubElement(case, "failure", {"message": _message(why or "failed"), "type": "failed"}).text = _details(result)
     elif result.status == "error":
@@ -64,6 +70,43 @@ def _testcase(result: EvalResult, classname: str) -> Element:
         SubElement(case, "skipped", {"message": _message(why or "skipped")})
     SubElement(case, "system-out").text = _output_text(result)
     return case
+
+
+def _why(result: EvalResult) -> str:
+    """The case's error or reason; a repeated case's starts with how many attempts passed (``3/5 attempts passed``)."""
+    why = text_of(result.error or result.reason or "")
+    if not result.attempts:
+        return why
+    outcomes = result.outcomes()
+    tally = f"{sum(outcomes)}/{len(outcomes)} attempts passed"
+    reason = text_of(result.reason or "")
+    if reason.startswith(tally):  # as the run wrote it: the tally, then the first attempt that did not pass
+        return reason
+    return f"{tally}; {why}" if why else tally
+
+
+def _case_properties(result: EvalResult) -> list[tuple[str, str]]:
+    """What the agent did (tool calls, tokens, cost) and, for a repeated case, how its attempts went."""
+    found: list[tuple[str, str]] = []
+    if result.tool_calls:
+        found.append(("tool_calls", str(len(result.tool_calls))))
+        failed = sum(call.error is not None for call in result.tool_calls)
+        if failed:
+            found.append(("failed_tool_calls", str(failed)))
+    if result.usage is not None:
+        found.append(("agent_tokens", text_of(result.usage.total_tokens)))
+    if result.cost_usd is not None:
+        found.append(("cost_usd", text_of(_cost(result.cost_usd))))
+    if result.attempts:
+        outcomes = result.outcomes()
+        fraction = result.pass_fraction
+        found += [
+            ("attempts", str(len(result.attempts))),
+            ("passed_attempts", str(sum(outcomes))),
+            ("pass_fraction", "" if fraction is None else f"{fraction:.4f}"),
+            ("flaky", _property_value(result.flaky)),
+        ]
+    return found
 
 
 def _details(result: EvalResult) -> str:
@@ -86,7 +129,23 @@ def _output_text(result: EvalResult) -> str:
         parts.append(f"expected:\n{block(display_text(result.expected))}")
     if result.score is not None:
         parts.append(f"score: {format_score(result.score, '.4g')}")
+    if result.tool_calls and not result.attempts:  # a repeated case's are each attempt's, below
+        parts.append(f"trajectory: {calls_count(result.tool_calls)}\n{steps_text(result.tool_calls)}")
+    if result.attempts:
+        parts.append("attempts:\n" + "\n".join(_attempt_text(attempt) for attempt in result.attempts))
     return "\n\n".join(parts)
+
+
+def _attempt_text(attempt: Attempt) -> str:
+    """``attempt 2: failed score=0 missing '4'``, then its tool calls, indented."""
+    score = "" if attempt.score is None else f" score={format_score(attempt.score, '.3g')}"
+    why = attempt.error or attempt.reason
+    line = f"attempt {attempt.index + 1}: {cell(attempt.status, 10)}{score}"
+    if why:
+        line += f": {cell(why, MESSAGE_LIMIT)}"
+    if attempt.tool_calls:
+        line += f"\n  trajectory: {calls_count(attempt.tool_calls)}\n{steps_text(attempt.tool_calls, indent='  ')}"
+    return line
 
 
 def _properties(report: EvalReport) -> list[tuple[str, str]]:
@@ -99,6 +158,7 @@ def _properties(report: EvalReport) -> list[tuple[str, str]]:
         ("min_pass_rate", meta.get("min_pass_rate")),
         ("strict", meta.get("strict")),
         ("pass_rate", f"{report.pass_rate:.4f}"),
+        *_stats_properties(report),
         ("interrupted", report.interrupted),
         ("planned", report.planned if report.planned is not None else report.total),
     ]
@@ -110,6 +170,37 @@ def _properties(report: EvalReport) -> list[tuple[str, str]]:
         found.append(("judge_models", ", ".join(str(model) for model in models)))
     found += [(f"usage:{key}", value) for key, value in sorted(report.usage.items())]
     return [(name, _property_value(value)) for name, value in found if value is not None]
+
+
+def _stats_properties(report: EvalReport) -> list[tuple[str, Any]]:
+    """The pass rate's 95% interval, the agents' tokens and cost; with repeats the attempt pass rate and its
+    interval, pass@1 and pass^k for the largest k."""
+    stats = report.stats
+    found: list[tuple[str, Any]] = [(key, _rate(stats[key])) for key in ("ci_low", "ci_high")]
+    usage = report.agent_usage
+    cost = report.cost_usd
+    found += [("agent_tokens", None if usage is None else usage.total_tokens), ("cost_usd", _cost(cost))]
+    if stats.get("repeat"):
+        found += [(key, _rate(stats[key])) for key in ("attempt_pass_rate", "attempt_ci_low", "attempt_ci_high")]
+        found.append(("repeat", stats["repeat"]))
+        at, hat = stats.get("pass_at_k") or {}, stats.get("pass_hat_k") or {}
+        if at:
+            found.append(("pass_at_1", _rate(at["1"])))
+        if hat:
+            largest = max(hat, key=int)
+            found.append((f"pass_hat_{largest}", _rate(hat[largest])))
+    return found
+
+
+def _cost(value: float | None) -> str | None:
+    """US dollars to ten significant digits: what a sum of floats adds in the last digits is noise."""
+    if value is None:
+        return None
+    return format(value, ".10g") if isinstance(value, float) else text_of(value)
+
+
+def _rate(value: float | None) -> str | None:
+    return None if value is None else f"{value:.4f}"
 
 
 def _property_value(value: Any) -> str:

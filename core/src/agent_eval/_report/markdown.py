@@ -12,6 +12,7 @@ import attrs
 from agent_eval._model import EvalReport, EvalResult
 from agent_eval._report.console import format_duration, format_score, interval, repeat_figures, status_label
 from agent_eval._report.files import write_atomic
+from agent_eval._report.steps import agent_figures, calls_figure
 from agent_eval._text import cell, plural
 
 #: At most this many failing cases are listed; the rest are counted.
@@ -106,16 +107,22 @@ def _counts(report: EvalReport) -> str:
 
 
 def _failing(failing: list[EvalResult]) -> str:
+    listed = failing[:FAILING_LIMIT]
+    # a column for the tool calls only when a listed case made some
+    calls = any(result.tool_calls for result in listed)
     lines = [
         f"#### Cases that did not pass ({len(failing)})",
         "",
-        "| Case | Status | Score | Reason |",
-        "|---|---|---:|---|",
+        "| Case | Status | Score | Reason |" + (" Tool calls |" if calls else ""),
+        "|---|---|---:|---|" + ("---:|" if calls else ""),
     ]
-    for result in failing[:FAILING_LIMIT]:
+    for result in listed:
         why = escape(result.error or result.reason, REASON_LIMIT)
         status = escape(status_label(result), 10) + (" (flaky)" if result.flaky else "")
-        lines.append(f"| {escape(result.name, 80)} | {status} | {escape(format_score(result.score))} | {why} |")
+        row = f"| {escape(result.name, 80)} | {status} | {escape(format_score(result.score))} | {why} |"
+        if calls:
+            row += f" {calls_figure(result.tool_calls)} |"
+        lines.append(row)
     if len(failing) > FAILING_LIMIT:
         lines += ["", f"… and {len(failing) - FAILING_LIMIT} more; the JUnit, HTML or JSON report lists them all."]
     return "\n".join(lines)
@@ -129,6 +136,7 @@ def _footer(report: EvalReport) -> str:
     for key, label in (("suite_file", "suite"), ("agent", "agent"), ("run_id", "run")):
         if meta.get(key):
             parts.append(f"{label} {escape(meta[key], 200)}")
+    parts += [escape(figure) for figure in agent_figures(report.agent_usage, report.cost_usd)]
     tokens = report.usage.get("total_tokens")
     if tokens:
         parts.append(f"{tokens:,} judge tokens")

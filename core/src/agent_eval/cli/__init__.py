@@ -16,18 +16,46 @@ from agent_eval._version import __version__
 from agent_eval.cli._common import DEBUG_ENV, EXIT_INTERNAL, EXIT_INTERRUPTED, UsageProblem
 from agent_eval.cli.evaluators import list_evaluators
 from agent_eval.cli.history import compare, runs, show
+from agent_eval.cli.init import init
 from agent_eval.cli.merge import merge
 from agent_eval.cli.power import power
-from agent_eval.cli.run import run
+from agent_eval.cli.run import rescore, run
+from agent_eval.cli.schema import schema
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _Group(click.Group):
+    """agent-eval's own commands, then the plugins' (``register_commands``), loaded only when asked for."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is not None:
+            return found
+        return _plugin_commands().get(cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_plugin_commands()})
+
+
+def _plugin_commands() -> dict[str, click.Command]:
+    """The commands the installed plugins register, by name; a name already taken is a warning."""
+    from agent_eval._plugins import get_plugins
+
+    found: dict[str, click.Command] = {}
+    for name, command, plugin in get_plugins().commands():
+        if name in main.commands or name in found:
+            click.echo(f"warning: plugin {plugin!r} registers a command {name!r} that is taken; left out", err=True)
+            continue
+        found[name] = command
+    return found
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, "--version", prog_name="agent-eval", message="%(prog)s %(version)s")
 def main() -> None:
     """Grade the answers of LLM agents against criteria."""
 
 
-for _command in (list_evaluators, run, runs, show, compare, merge, power):
+for _command in (list_evaluators, run, rescore, runs, show, compare, merge, power, schema, init):
     main.add_command(_command)
 
 

@@ -5,9 +5,10 @@ A leaf: the command modules import it, it imports none of them.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -106,7 +107,8 @@ def write_reports(report: EvalReport, targets: Iterable[Target]) -> tuple[int, i
         if path is None:
             continue
         try:
-            importlib.import_module(f"agent_eval._report.{kind}").write(report, path)
+            with phase(kind):
+                importlib.import_module(f"agent_eval._report.{kind}").write(report, path)
         except OSError as error:
             warn(f"{flag} {path}: cannot write: {describe_os_error(error)}")
             failed += 1
@@ -164,3 +166,78 @@ def load_run(ref: str, history_path: str | None, *, lines: bool = True, outcomes
         return History(history_path or DEFAULT_HISTORY).load(ref).report
     except HistoryError as error:
         raise UsageProblem(str(error)) from None
+
+
+#: With the collector off, the young objects are collected every this many cases.
+COLLECT_EVERY = 5_000
+_ticks = [0]
+
+
+@contextlib.contextmanager
+def young_garbage_only() -> Iterator[None]:
+    """The cyclic garbage collector off for a command's work, but for :func:`collect_now_and_then`.
+
+    A run keeps the loaded suite and every result alive to the end, so the collector would walk that
+    growing heap again and again while loading, running and writing: that costs about as much as all
+    the rest of a large run (100,000 instant cases with a --jsonl stream: 11 s against 5.5 s). Objects
+    are still freed as ever when no longer used; only the detection of reference cycles waits, and the
+    young ones (an agent's exception and its traceback) are collected every :data:`COLLECT_EVERY` cases.
+    """
+    import gc
+
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def collect_now_and_then() -> None:
+    """Collect the young objects once every :data:`COLLECT_EVERY` calls (one call per finished case)."""
+    _ticks[0] += 1
+    if _ticks[0] % COLLECT_EVERY == 0:
+        import gc
+
+        gc.collect(1)
+
+
+#: Set to a file path (or "-" for stderr), the run writes how long each of its phases took, as JSON.
+PHASES_ENV = "AGENT_EVAL_PHASES"
+_phases: dict[str, float] = {}
+
+
+@contextlib.contextmanager
+def phase(name: str) -> Iterator[None]:
+    """Time a phase of the command (load, run, each report, history) when AGENT_EVAL_PHASES is set."""
+    import os
+
+    if not os.environ.get(PHASES_ENV):
+        yield
+        return
+    import time
+
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        _phases[name] = _phases.get(name, 0.0) + time.perf_counter() - start
+
+
+def write_phases() -> None:
+    """Write the phases' seconds where AGENT_EVAL_PHASES says (the benchmarks read them)."""
+    import os
+
+    target = os.environ.get(PHASES_ENV)
+    if not target or not _phases:
+        return
+    import json
+
+    text = json.dumps({name: round(seconds, 4) for name, seconds in _phases.items()})
+    if target == "-":
+        click.echo(text, err=True)
+    else:
+        with open(target, "a", encoding="utf-8") as stream:  # noqa: PTH123 - a path from the environment
+            stream.write(text + "\n")

@@ -21,7 +21,7 @@ from agent_eval._model import AgentContext, EvalReport, EvalResult
 from agent_eval._plugins import Registry, get_registry
 from agent_eval._report.console import print_report
 from agent_eval._suite import SuiteFile, load_suite
-from agent_eval._text import cell, text_of
+from agent_eval._text import cell, plural, text_of
 from agent_eval._version import __version__
 from agent_eval.cli._common import (
     DEFAULT_HISTORY,
@@ -29,10 +29,14 @@ from agent_eval.cli._common import (
     EXIT_INTERRUPTED,
     UsageProblem,
     check_targets,
+    collect_now_and_then,
     describe_os_error,
     exit_code,
+    phase,
     warn,
+    write_phases,
     write_reports,
+    young_garbage_only,
 )
 
 
@@ -65,9 +69,18 @@ class RunOptions:
 
 def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int:
     """Run a suite file as the CLI does and return the exit code."""
+    try:
+        with young_garbage_only():
+            return _execute(suite_path, agent_ref, options)
+    finally:
+        write_phases()
+
+
+def _execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int:
     check_targets([*_reports(options), ("--jsonl", options.jsonl_path, "jsonl")])
     registry = get_registry()
-    suite = _load(suite_path, registry)
+    with phase("load"):
+        suite = _load(suite_path, registry)
     selected = _select(suite, options.filters)
     positions = _shard_positions(suite, selected, options.shard)
     taken = _taken(suite, positions, options)
@@ -90,8 +103,10 @@ def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int
             if stream is not None:
                 stream.case(index_of[to_run[index]], result)
             advance()
+            collect_now_and_then()
 
-        report = run_plan(plan, executor, on_result=on_result)
+        with phase("run"):
+            report = run_plan(plan, executor, on_result=on_result)
     if taken:
         report = _joined(report, suite, positions, taken)
     report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
@@ -100,6 +115,57 @@ def execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> int
         print(f"shard {options.shard[0]}/{options.shard[1]} holds no case of this suite", file=sys.stderr)
         return 0  # an empty shard is not an error: its matrix job has nothing to do
     return code
+
+
+def rescore_run(run_ref: str, suite_path: Path | None, options: RunOptions) -> int:
+    """Grade the outputs a recorded run stored with the suite's evaluators now; no agent is called."""
+    from agent_eval._replay import ReplayExecutor, no_agent
+    from agent_eval.cli._common import load_run
+
+    check_targets([*_reports(options), ("--jsonl", options.jsonl_path, "jsonl")])
+    previous = load_run(run_ref, str(options.history_path) if options.history_path else None)
+    if suite_path is None:
+        recorded = previous.metadata.get("suite_file")
+        if not isinstance(recorded, str) or not recorded:
+            raise UsageProblem(f"{run_ref}: the run does not say which suite file it ran; give SUITE")
+        suite_path = Path(recorded)
+    registry = get_registry()
+    suite = _load(suite_path, registry)
+    stored = {result.name: result for result in previous.cases}
+    positions = [position for position, case in enumerate(suite.cases) if case.name in stored]
+    missing = len(suite.cases) - len(positions)
+    if missing:
+        warn(
+            f"{plural(missing, 'case')} of {suite.path} {'is' if missing == 1 else 'are'} not in {run_ref}: not graded"
+        )
+    # a case whose agent failed stored no answer to grade: it stays as it was
+    unanswered = {p: stored[suite.cases[p].name] for p in positions if _unanswered(stored[suite.cases[p].name])}
+    to_run = [position for position in positions if position not in unanswered]
+    repeat = max((len(stored[suite.cases[p].name].attempts) for p in to_run), default=0) or 1
+    options = attrs.evolve(options, repeat=repeat, executor=None)
+    plan = _plan(suite, to_run, no_agent, "(rescored)", options)
+    run_info = _run_info(suite, str(previous.metadata.get("agent") or ""), options)
+    run_info.update(rescored_from=str(previous.metadata.get("run_id") or run_ref), executor="replay")
+    stream = _case_stream(options.jsonl_path, run_info)
+    index_of = {position: index for index, position in enumerate(positions)}
+    with _progress(len(plan.cases), enabled=not options.quiet) as advance:
+
+        def on_result(index: int, result: EvalResult) -> None:
+            if stream is not None:
+                stream.case(index_of[to_run[index]], result)
+            advance()
+
+        report = run_plan(plan, ReplayExecutor(stored), on_result=on_result)
+    report = _joined(report, suite, positions, unanswered)
+    report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
+    return _finish(report, suite, options, stream)
+
+
+def _unanswered(result: EvalResult) -> bool:
+    """True when the agent gave no answer to grade (it raised or timed out, in every attempt)."""
+    if result.attempts:
+        return all(attempt.output is None for attempt in result.attempts)
+    return result.output is None
 
 
 def _shard_positions(suite: SuiteFile, positions: list[int], shard: tuple[int, int] | None) -> list[int]:
@@ -187,8 +253,10 @@ def _finish(report: EvalReport, suite: SuiteFile, options: RunOptions, stream: A
     if stream is not None:
         stream.finish(report)
     bar = _bar(options, suite)
-    print_report(report, quiet=options.quiet, strict=options.strict, bar=bar, verbose=options.verbose)
-    _record(report, options)  # first: a report path that cannot be written must not lose the run
+    with phase("console"):
+        print_report(report, quiet=options.quiet, strict=options.strict, bar=bar, verbose=options.verbose)
+    with phase("history"):
+        _record(report, options)  # first: a report path that cannot be written must not lose the run
     written, failed = write_reports(report, _reports(options))
     _github_summary(report)
     if stream is not None:

@@ -173,11 +173,16 @@ def _print_runs(summaries: list[RunSummary]) -> None:
     from rich.table import Table
 
     console = _console()
-    rows = [_run_row(summary) for summary in summaries]
-    shown = _run_columns(console.width, rows)
+    columns: tuple[tuple[str, str], ...] = _RUN_COLUMNS
+    # the agents' tokens and cost only when some run recorded them
+    agents = any(summary.agent_tokens is not None or summary.cost_usd is not None for summary in summaries)
+    if agents:
+        columns += _AGENT_COLUMNS
+    rows = [_run_row(summary, agents=agents) for summary in summaries]
+    shown = _run_columns(console.width, rows, columns)
     table = Table(title="Recorded runs (newest first)", title_justify="left")
     for index in shown:
-        name, justify = _RUN_COLUMNS[index]
+        name, justify = columns[index]
         suite = name == "Suite"
         table.add_column(
             name,
@@ -191,7 +196,7 @@ def _print_runs(summaries: list[RunSummary]) -> None:
     console.print(table)
 
 
-def _run_row(summary: RunSummary) -> list[Text]:
+def _run_row(summary: RunSummary, *, agents: bool = False) -> list[Text]:
     from rich.text import Text
 
     from agent_eval._report.console import format_duration
@@ -204,7 +209,7 @@ def _run_row(summary: RunSummary) -> list[Text]:
     if summary.interrupted:
         rate.append(" interrupted", style="magenta")
     counts = (summary.total, summary.passed, summary.failed, summary.errored, summary.skipped)
-    return [
+    row = [
         Text(cell(summary.id, 100)),
         _local_time(summary.started_at or summary.recorded_at),
         Text(cell(summary.suite, 200)),
@@ -212,18 +217,25 @@ def _run_row(summary: RunSummary) -> list[Text]:
         *(Text(str(count)) for count in counts),
         Text(format_duration(summary.total_ms)),
     ]
+    if agents:
+        from agent_eval._report.steps import format_cost
+
+        row.append(Text("" if summary.agent_tokens is None else f"{summary.agent_tokens:,}"))
+        row.append(Text("" if summary.cost_usd is None else format_cost(summary.cost_usd)))
+    return row
 
 
-def _run_columns(width: int, rows: list[list[Text]]) -> list[int]:
-    """Which of _RUN_COLUMNS fit ``width``: all of them, or all but the last of _DROPPED_FIRST that do not."""
-    widths = [max([len(name), *(row[index].cell_len for row in rows)]) for index, (name, _) in enumerate(_RUN_COLUMNS)]
-    suite = _RUN_COLUMNS.index(("Suite", "left"))
+def _run_columns(width: int, rows: list[list[Text]], columns: tuple[tuple[str, str], ...]) -> list[int]:
+    """Which of ``columns`` fit ``width``: all of them, or all but those a narrow console leaves out first
+    (the agents' cost and tokens, then _DROPPED_FIRST in order)."""
+    widths = [max([len(name), *(row[index].cell_len for row in rows)]) for index, (name, _) in enumerate(columns)]
+    suite = columns.index(("Suite", "left"))
     widths[suite] = min(widths[suite], _SUITE_MIN)
-    shown = list(range(len(_RUN_COLUMNS)))
-    dropping = list(_DROPPED_FIRST)
+    shown = list(range(len(columns)))
+    dropping = [column for column in _AGENT_COLUMNS[::-1] + _DROPPED_FIRST if column in columns]
     # each column takes its width, two of padding and one bar; the table one more bar
     while sum(widths[index] + 3 for index in shown) + 1 > width and dropping:
-        shown.remove(_RUN_COLUMNS.index(dropping.pop(0)))
+        shown.remove(columns.index(dropping.pop(0)))
     return shown
 
 
@@ -239,6 +251,8 @@ _RUN_COLUMNS = (
     ("Skipped", "right"),
     ("Time", "right"),
 )
+#: The columns added when some run recorded what its agents used and cost.
+_AGENT_COLUMNS = (("Agent tokens", "right"), ("Cost", "right"))
 #: The columns a narrow console leaves out, in this order: the pass rate says most of what they say.
 _DROPPED_FIRST = (
     ("Time", "right"),

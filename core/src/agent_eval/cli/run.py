@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -11,6 +12,37 @@ from agent_eval.cli._common import HISTORY_HELP, FilePath, FiniteFloatRange
 
 # Paths arrive as strings and become pathlib.Path only when a command runs (start-up time).
 _FILE = FilePath()
+
+
+def report_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options of a command that makes a run: its reports, bar, history and console output."""
+    options = [
+        click.option("--json", "json_path", type=_FILE, help="Write the report as JSON."),
+        click.option("--jsonl", "jsonl_path", type=_FILE, help="Append each case as it finishes."),
+        click.option("--junit", "junit_path", type=_FILE, help="Write JUnit XML for CI."),
+        click.option("--html", "html_path", type=_FILE, help="Write a self-contained HTML page."),
+        click.option("--markdown", "markdown_path", type=_FILE, help="Write a Markdown summary."),
+        click.option(
+            "--min-pass-rate",
+            type=FiniteFloatRange(0, 1),
+            help="Exit 1 below this pass rate (default: suite's, or 1.0).",
+        ),
+        click.option("--strict", is_flag=True, help="Count skipped cases as failed."),
+        click.option(
+            "--history",
+            "history_path",
+            type=_FILE,
+            help=HISTORY_HELP,
+        ),
+        click.option("--no-history", is_flag=True, help="Do not record this run."),
+        click.option("--quiet", "-q", is_flag=True, help="Print only the summary line."),
+        click.option(
+            "--verbose", "-v", is_flag=True, help="Print every reason and error whole, and where errors were raised."
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
 
 
 @click.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -26,24 +58,7 @@ _FILE = FilePath()
     type=FiniteFloatRange(0, 1),
     help="Share of a repeated case's attempts that must pass (default: suite's, or 1.0).",
 )
-@click.option("--json", "json_path", type=_FILE, help="Write the report as JSON.")
-@click.option("--jsonl", "jsonl_path", type=_FILE, help="Append each case as it finishes.")
-@click.option("--junit", "junit_path", type=_FILE, help="Write JUnit XML for CI.")
-@click.option("--html", "html_path", type=_FILE, help="Write a self-contained HTML page.")
-@click.option("--markdown", "markdown_path", type=_FILE, help="Write a Markdown summary.")
-@click.option(
-    "--min-pass-rate", type=FiniteFloatRange(0, 1), help="Exit 1 below this pass rate (default: suite's, or 1.0)."
-)
-@click.option("--strict", is_flag=True, help="Count skipped cases as failed.")
-@click.option(
-    "--history",
-    "history_path",
-    type=_FILE,
-    help=HISTORY_HELP,
-)
-@click.option("--no-history", is_flag=True, help="Do not record this run.")
-@click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
-@click.option("--verbose", "-v", is_flag=True, help="Print every reason and error whole, and where errors were raised.")
+@report_options
 @click.option("--shard", metavar="I/N", callback=lambda ctx, param, value: _shard(value), help="Run only shard I of N.")
 @click.option("--resume", "resume", metavar="RUN", help="Take over the cases that finished in RUN; run the rest.")
 @click.option("--retry-errors", metavar="RUN", help="Take over RUN's cases but those whose status was error.")
@@ -77,6 +92,29 @@ def run(ctx: click.Context, /, suite_file: str, agent_ref: str | None, **options
     extra = executor_options(ctx.args)
     code = execute(Path(suite_file), agent_ref, RunOptions(**{**options, **paths}, executor_options=extra))
     sys.exit(code)
+
+
+@click.command()
+@click.argument("run_ref", metavar="RUN")
+@click.argument("suite_file", metavar="[SUITE]", type=_FILE, required=False)
+@click.option("--concurrency", type=click.IntRange(min=1), help="Cases graded at once (default: suite's, or 1).")
+@report_options
+def rescore(run_ref: str, suite_file: str | None, **options: Any) -> None:
+    """Grade the answers stored in RUN again with SUITE's evaluators, calling no agent.
+
+    SUITE defaults to the run's suite file. The new run is recorded, naming the run it rescored.
+    """
+    from pathlib import Path
+
+    from agent_eval.cli._running import RunOptions, rescore_run
+
+    if options["history_path"] is not None and options["no_history"]:
+        raise click.UsageError("--history and --no-history exclude each other")
+    paths: dict[str, Any] = {
+        key: Path(value) for key, value in options.items() if key.endswith("_path") and value is not None
+    }
+    suite = Path(suite_file) if suite_file else None
+    sys.exit(rescore_run(run_ref, suite, RunOptions(**{**options, **paths})))
 
 
 def _shard(value: str | None) -> tuple[int, int] | None:

@@ -51,15 +51,46 @@
   function textOf(index) {
     if (texts[index] === undefined) {
       var item = cases[index];
-      texts[index] = [item.name, item.reason, item.error, show(item.output), show(item.input)]
-        .join("\n").toLowerCase();
+      var parts = [item.name, item.reason, item.error, show(item.output), show(item.input)];
+      if (item.tool_calls && item.tool_calls.length) {
+        parts.push(item.tool_calls.map(function (call) { return call.name; }).join(" "));
+      }
+      texts[index] = parts.join("\n").toLowerCase();
     }
     return texts[index];
   }
 
   function matches(index) {
-    if (state.status !== "all" && cases[index].status !== state.status) return false;
+    if (state.status === "flaky") {
+      if (!cases[index].flaky) return false;
+    } else if (state.status !== "all" && cases[index].status !== state.status) return false;
     return !state.query || textOf(index).indexOf(state.query) !== -1;
+  }
+
+  function plural(count, word) {
+    return count + " " + word + (count === 1 ? "" : "s");
+  }
+
+  // One small square per attempt (its title says which, how it went and its score), the attempts that
+  // passed out of those that ran (3/5), and a "flaky" tag when they did not all agree.
+  function attemptStrip(item) {
+    var strip = node("span", "strip");
+    var squares = node("span", "squares");
+    var ran = 0, passed = 0;
+    item.attempts.forEach(function (attempt, index) {
+      var number = typeof attempt.index === "number" ? attempt.index + 1 : index + 1;
+      var title = "attempt " + number + ": " + attempt.status;
+      if (typeof attempt.score === "number") title += ", score " + score(attempt.score);
+      var square = node("i", "square " + attempt.status);
+      square.title = title;
+      squares.appendChild(square);
+      if (attempt.status !== "skipped") ran++;
+      if (attempt.status === "passed") passed++;
+    });
+    strip.appendChild(squares);
+    strip.appendChild(node("span", "tally " + item.status, ran ? passed + "/" + ran : LABELS.skipped));
+    if (item.flaky) strip.appendChild(node("span", "tag flaky", "flaky"));
+    return strip;
   }
 
   function caseRow(index) {
@@ -73,7 +104,11 @@
     name.appendChild(toggle);
     row.appendChild(name);
     var status = node("td", "status");
-    status.appendChild(pill(item.status));
+    if (item.attempts && item.attempts.length) {
+      status.appendChild(attemptStrip(item));
+    } else {
+      status.appendChild(pill(item.status));
+    }
     row.appendChild(status);
     row.appendChild(node("td", "num", score(item.score)));
     var reason = node("td", "reason");
@@ -127,6 +162,84 @@
     return section;
   }
 
+  function hasValue(value) {
+    return value !== null && value !== undefined;
+  }
+
+  function labelled(title, value, className) {
+    var part = node("div", "step-part");
+    part.appendChild(node("span", "step-label", title));
+    part.appendChild(node("pre", className || null, show(value)));
+    return part;
+  }
+
+  // The tool calls in the order made: step number, tool, arguments, then the result or the error.
+  function trajectory(calls) {
+    var section = node("section", "block trajectory");
+    var failed = calls.filter(function (call) { return hasValue(call.error); }).length;
+    var title = "Trajectory (" + plural(calls.length, "step") + (failed ? ", " + failed + " failed" : "") + ")";
+    section.appendChild(node("h3", null, title));
+    var list = node("ol", "steps");
+    calls.forEach(function (call, index) {
+      var error = hasValue(call.error);
+      var step = node("li", "step" + (error ? " failed" : ""));
+      var head = node("div", "step-head");
+      head.appendChild(node("span", "step-number", String(index + 1)));
+      head.appendChild(node("span", "tool", call.name));
+      if (error) head.appendChild(node("span", "pill error", "TOOL ERROR"));
+      if (hasValue(call.id)) head.appendChild(node("span", "muted call-id", call.id));
+      step.appendChild(head);
+      step.appendChild(labelled(call.raw ? "Arguments (raw text: not valid JSON)" : "Arguments", call.arguments,
+        call.raw ? "raw" : null));
+      if (error) {
+        step.appendChild(labelled("Error", call.error, "error-text"));
+      } else if (hasValue(call.result)) {
+        step.appendChild(labelled("Result", call.result));
+      } else {
+        step.appendChild(node("p", "muted", "No result."));
+      }
+      list.appendChild(step);
+    });
+    section.appendChild(list);
+    return section;
+  }
+
+  function attemptBody(attempt) {
+    var body = node("div", "attempt-body");
+    var grid = node("div", "detail-grid");
+    grid.appendChild(block("Output", attempt.output));
+    if (attempt.error) grid.appendChild(block("Error", attempt.error, "error-text"));
+    body.appendChild(grid);
+    body.appendChild(evaluationsTable(attempt.evaluations || []));
+    if (attempt.tool_calls && attempt.tool_calls.length) body.appendChild(trajectory(attempt.tool_calls));
+    return body;
+  }
+
+  // Each attempt of a repeated case, collapsed; its output, evaluations and trajectory are built when opened.
+  function attemptsSection(attempts) {
+    var section = node("section", "block attempts");
+    section.appendChild(node("h3", null, "Attempts (" + attempts.length + ")"));
+    attempts.forEach(function (attempt, index) {
+      var item = node("details", "attempt " + attempt.status);
+      var summary = node("summary");
+      var number = typeof attempt.index === "number" ? attempt.index + 1 : index + 1;
+      summary.appendChild(node("span", "attempt-number", "Attempt " + number));
+      summary.appendChild(pill(attempt.status));
+      summary.appendChild(node("span", "attempt-score", score(attempt.score)));
+      summary.appendChild(node("span", "attempt-reason", attempt.error || attempt.reason || ""));
+      summary.appendChild(node("span", "attempt-time", duration(attempt.duration_ms)));
+      item.appendChild(summary);
+      item.addEventListener("toggle", function () {
+        if (item.open && !item.dataset.built) {
+          item.dataset.built = "true";
+          item.appendChild(attemptBody(attempt));
+        }
+      });
+      section.appendChild(item);
+    });
+    return section;
+  }
+
   function detailsRow(item) {
     var row = node("tr", "details");
     var cell = node("td");
@@ -139,6 +252,10 @@
     if (item.frames && item.frames.length) grid.appendChild(block("Raised at", frames(item.frames), "frames"));
     cell.appendChild(grid);
     cell.appendChild(evaluationsTable(item.evaluations || []));
+    var repeated = item.attempts && item.attempts.length;
+    // a repeated case's tool calls are each attempt's, shown with it
+    if (!repeated && item.tool_calls && item.tool_calls.length) cell.appendChild(trajectory(item.tool_calls));
+    if (repeated) cell.appendChild(attemptsSection(item.attempts));
     if (item.metadata && Object.keys(item.metadata).length) cell.appendChild(block("Metadata", item.metadata));
     row.appendChild(cell);
     return row;
