@@ -13,11 +13,13 @@ becoming a record that breaks whatever uses it.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
 import re
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from typing import Any
 
 import attrs
@@ -58,6 +60,7 @@ class Codec:
         self._out: list[tuple[str, Callable[[Any], Any]]] = []
         self._kinds: list[tuple[str, str | None]] = []
         self._in: list[tuple[str, Callable[[Any, str], Any] | None, _Check | None, Any]] = []
+        self._plain: dict[tuple[str, ...], list[tuple[str, _Check | None, Any, frozenset[type]]]] = {}
         for field in fields:
             if not field.init:
                 continue
@@ -133,6 +136,52 @@ class Codec:
                 raise InvalidRecord(f"{where} is missing")
         return self.cls(**values)
 
+    def read_fields(self, data: Any, at: str, names: tuple[str, ...]) -> tuple[Any, ...]:
+        """The values of only the plain fields ``names`` of what :meth:`to_dict` wrote, in that order, each
+        checked as :meth:`from_dict` checks it (a missing one takes its default): for a reader that needs
+        no more of a large record."""
+        if not isinstance(data, Mapping):
+            raise InvalidRecord(f"{at or 'the record'} must be an object, got {kind_of(data)}")
+        fields = self._plain.get(names)
+        if fields is None:
+            fields = self._plain[names] = [self._plain_field(name) for name in names]
+        values = []
+        for name, check, default, fast in fields:
+            value = data.get(name, attrs.NOTHING)
+            if value is attrs.NOTHING:
+                if default is attrs.NOTHING:
+                    raise InvalidRecord(f"{f'{at}.{name}' if at else name} is missing")
+                value = default
+            elif type(value) not in fast and check is not None and not check[1](value):
+                raise InvalidRecord(f"{f'{at}.{name}' if at else name} must be {check[0]}, got {kind_of(value)}")
+            values.append(value)
+        return tuple(values)
+
+    def _plain_field(self, name: str) -> tuple[str, _Check | None, Any, frozenset[type]]:
+        """A plain field's check, its default, and the exact types that pass the check without running it."""
+        found = [(check, default) for field, read, check, default in self._in if field == name and read is None]
+        if not found:
+            raise KeyError(f"{self.cls.__name__} has no plain field {name!r}")
+        check, default = found[0]
+        hint = typing.get_type_hints(self.cls).get(name, Any)
+        return name, check, default, _exact_types(hint)
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cycle collector while a large tree of new objects is built (a report read back).
+
+    The collector would walk every object made so far, again and again as they pile up: half the time
+    of reading a report of 100,000 cases. What JSON reading builds holds no cycles, so nothing is lost.
+    """
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
 
 def _writer(kind: str | None, metadata: Mapping[str, Any]) -> Callable[[Any], Any]:
     if kind == "records":
@@ -197,6 +246,15 @@ def _check_of(hint: Any) -> _Check | None:
     if hint in (dict, Mapping) or origin in (dict, Mapping):
         return "an object", lambda value: isinstance(value, Mapping)
     return None
+
+
+def _exact_types(hint: Any) -> frozenset[type]:
+    """Types whose values always pass the check of a field annotated ``hint`` (bool is not an int here)."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        parts = [frozenset({type(None)}) if arg is type(None) else _exact_types(arg) for arg in typing.get_args(hint)]
+        return frozenset().union(*parts) if all(parts) else frozenset()
+    return {str: frozenset({str}), int: frozenset({int}), float: frozenset({int, float})}.get(hint, frozenset())
 
 
 _codecs: dict[type, Codec] = {}

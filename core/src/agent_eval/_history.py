@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import attrs
 
+from agent_eval import stats
 from agent_eval._errors import AgentEvalError
 from agent_eval._files import make_folder
 from agent_eval._json import dumps
@@ -423,6 +424,55 @@ class CaseChange:
         return {**attrs.asdict(self), "score_delta": self.score_delta}
 
 
+#: The level ``Comparison.to_dict`` judges ``significant`` at when no ``--alpha`` is given.
+DEFAULT_ALPHA = 0.05
+
+
+@attrs.frozen(kw_only=True)
+class PairedFigures:
+    """HEAD against BASE over the paired cases: the difference in pass rate, its interval, a paired test.
+
+    The paired cases are those of the same name in both runs that ran in both (a case skipped in
+    either run is left out). Each case counts by its pass fraction: 1 or 0 when it ran once, the share
+    of its attempts that passed when it was repeated, so that a run with repeats can be compared with
+    one without.
+    """
+
+    #: How many cases were paired, and how many of the same name were left out (skipped in either run).
+    cases: int = 0
+    left_out: int = 0
+    #: Attempts per case in each run, the most any paired case had (1: the run was not repeated).
+    base_repeat: int = 1
+    head_repeat: int = 1
+    #: The mean over the paired cases of each run's per-case values (the pass rate, or pass@1 with repeats).
+    base_rate: float | None = None
+    head_rate: float | None = None
+    #: ``head_rate - base_rate``, with the 95% normal-approximation interval over per-case differences.
+    diff: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    #: ``"mcnemar"`` (every paired case ran once), ``"paired-t"`` (some were repeated), None (fewer than 2).
+    test: str | None = None
+    #: The test's two-sided p-value.
+    p_value: float | None = None
+    #: Pearson's r of the paired per-case values; None when either run's values are all the same.
+    correlation: float | None = None
+    #: McNemar's discordant pairs: cases that passed only in BASE, and only in HEAD (None with repeats).
+    base_only: int | None = None
+    head_only: int | None = None
+
+    @property
+    def repeated(self) -> bool:
+        """True when either run repeated its cases (pass fractions and the paired t-test were used)."""
+        return self.base_repeat > 1 or self.head_repeat > 1
+
+    def significant(self, alpha: float = DEFAULT_ALPHA) -> bool:
+        """True when HEAD is worse than BASE with a p-value below ``alpha``: the ``--alpha`` gate."""
+        if self.p_value is None or self.diff is None:
+            return False
+        return self.p_value < alpha and self.diff < 0
+
+
 @attrs.frozen
 class Comparison:
     """What changed per case between a base run and a head run."""
@@ -439,6 +489,8 @@ class Comparison:
     score_changes: tuple[CaseChange, ...]
     added: tuple[CaseChange, ...]
     removed: tuple[CaseChange, ...]
+    #: The paired figures over the cases that ran in both runs.
+    paired: PairedFigures = attrs.field(factory=PairedFigures, kw_only=True)
 
     @property
     def regressed(self) -> bool:
@@ -451,8 +503,12 @@ class Comparison:
         groups = (self.regressions, self.fixed, self.status_changes, self.score_changes, self.added, self.removed)
         return not any(groups)
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: both runs' summaries and every group of changes."""
+    def to_dict(self, *, alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
+        """A JSON-ready dict: both runs' summaries, every group of changes and the paired figures.
+
+        ``significant`` is the ``--alpha`` gate's verdict at ``alpha``: HEAD worse with p below it.
+        """
+        paired = self.paired
         return {
             "base": _run_brief(self.base),
             "head": _run_brief(self.head),
@@ -463,6 +519,15 @@ class Comparison:
             "score_changes": [change.to_dict() for change in self.score_changes],
             "added": [change.to_dict() for change in self.added],
             "removed": [change.to_dict() for change in self.removed],
+            "paired_cases": paired.cases,
+            "diff": paired.diff,
+            "ci_low": paired.ci_low,
+            "ci_high": paired.ci_high,
+            "test": paired.test,
+            "p_value": paired.p_value,
+            "correlation": paired.correlation,
+            "alpha": alpha,
+            "significant": paired.significant(alpha),
         }
 
 
@@ -474,13 +539,16 @@ def compare(base: EvalReport, head: EvalReport, *, labels: tuple[str, str] = ("B
     """Match the cases of two runs by name and sort every difference into its group.
 
     Cases are paired by name, so a run that holds a name twice cannot be compared: HistoryError names
-    the run (by ``labels``) and the repeated names.
+    the run (by ``labels``) and the repeated names. The cases that ran in both runs also give the
+    paired figures (see :class:`PairedFigures`).
     """
     before, after = _keyed(base.cases, labels[0]), _keyed(head.cases, labels[1])
     groups: dict[str, list[CaseChange]] = {key: [] for key in ("regressions", "fixed", "status", "score")}
+    pairs: list[tuple[EvalResult, EvalResult]] = []
     for key, new in after.items():
         old = before.get(key)
         if old is not None:
+            pairs.append((old, new))
             kind = _kind(old, new)
             if kind:
                 groups[kind].append(_change(key, old, new))
@@ -495,27 +563,73 @@ def compare(base: EvalReport, head: EvalReport, *, labels: tuple[str, str] = ("B
         tuple(groups["score"]),
         tuple(added),
         tuple(removed),
+        paired=_paired(pairs),
     )
 
 
+def _paired(pairs: Sequence[tuple[EvalResult, EvalResult]]) -> PairedFigures:
+    """The paired figures of the cases of the same name in both runs (those skipped in either left out)."""
+    base_values: list[float] = []
+    head_values: list[float] = []
+    for old, new in pairs:
+        before, after = _pass_fraction(old), _pass_fraction(new)
+        if before is not None and after is not None:
+            base_values.append(before)
+            head_values.append(after)
+    base_repeat = max((len(old.attempts) for old, new in pairs if old.attempts), default=1)
+    head_repeat = max((len(new.attempts) for old, new in pairs if new.attempts), default=1)
+    n = len(base_values)
+    empty = PairedFigures(cases=n, left_out=len(pairs) - n, base_repeat=base_repeat, head_repeat=head_repeat)
+    found = stats.paired_comparison(base_values, head_values)
+    if found is None:
+        return empty
+    figures = attrs.evolve(
+        empty,
+        base_rate=math.fsum(base_values) / n,
+        head_rate=math.fsum(head_values) / n,
+        diff=found.diff,
+        ci_low=found.low,
+        ci_high=found.high,
+        correlation=found.correlation,
+    )
+    if n < 2:
+        return figures
+    if figures.repeated:
+        return attrs.evolve(figures, test="paired-t", p_value=found.p_value)
+    # one attempt each: every value is 1.0 or 0.0, and only the pairs that differ tell the runs apart
+    base_only = sum(1 for b, h in zip(base_values, head_values, strict=True) if b > h)
+    head_only = sum(1 for b, h in zip(base_values, head_values, strict=True) if h > b)
+    p_value = stats.mcnemar_p_value(base_only, head_only)
+    return attrs.evolve(figures, test="mcnemar", p_value=p_value, base_only=base_only, head_only=head_only)
+
+
+def _pass_fraction(result: EvalResult) -> float | None:
+    """``result.pass_fraction``, without the property's cost for a case that ran once (most of them)."""
+    if result.attempts:
+        return result.pass_fraction
+    status = result.status
+    return 1.0 if status == "passed" else None if status == "skipped" else 0.0
+
+
 def _kind(old: EvalResult, new: EvalResult) -> str | None:
+    if old.status == new.status:  # most cases: only the score can have changed
+        if old.score is not None and new.score is not None and abs(old.score - new.score) > SCORE_TOLERANCE:
+            return "score"
+        return None
     if old.passed and new.status in ("failed", "error"):
         return "regressions"
     if not old.passed and new.passed:
         return "fixed"
-    if old.status != new.status:
-        return "status"
-    if old.score is not None and new.score is not None and abs(old.score - new.score) > SCORE_TOLERANCE:
-        return "score"
-    return None
+    return "status"
 
 
 def _keyed(results: Sequence[EvalResult], label: str) -> dict[str, EvalResult]:
     """Results by name; a name that occurs twice is a HistoryError naming it."""
-    keyed: dict[str, EvalResult] = {}
+    keyed = {result.name: result for result in results}
+    if len(keyed) == len(results):
+        return keyed
     counts: dict[str, int] = {}
     for result in results:
-        keyed[result.name] = result
         counts[result.name] = counts.get(result.name, 0) + 1
     repeated = [f"{name!r} ({count} times)" for name, count in counts.items() if count > 1]
     if repeated:

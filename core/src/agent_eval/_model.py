@@ -11,7 +11,7 @@ from typing import Any, Literal
 import attrs
 
 from agent_eval._agent_run import AgentRun, ToolCall, Usage
-from agent_eval._codec import ANY, MAPPING, InvalidRecord, codec_of, record, records, tuple_of
+from agent_eval._codec import ANY, MAPPING, InvalidRecord, codec_of, paused_gc, record, records, tuple_of
 
 Status = Literal["passed", "failed", "error", "skipped"]
 STATUSES: tuple[Status, ...] = ("passed", "failed", "error", "skipped")
@@ -403,18 +403,23 @@ class EvalReport:
     @classmethod
     def from_json(cls, text: str) -> EvalReport:
         """Load a report from the JSON that :meth:`to_json` wrote; ValueError says what is wrong with it."""
-        import json
+        with paused_gc():
+            return cls.from_dict(parse_json(text))
 
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            where = f"line {error.lineno}, column {error.colno}"
-            raise InvalidRecord(f"not an agent-eval report: invalid JSON at {where}: {error.msg}") from None
-        except RecursionError:
-            raise InvalidRecord("not an agent-eval report: its JSON nests too deeply to read") from None
-        except ValueError:  # the only other thing json.loads refuses: an integer too long to convert
-            raise InvalidRecord("not an agent-eval report: it holds an integer of more than 4,300 digits") from None
-        return cls.from_dict(data)
+
+def parse_json(text: str) -> Any:
+    """The data of a report's JSON text; ValueError (``not an agent-eval report: …``) when it is not JSON."""
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        where = f"line {error.lineno}, column {error.colno}"
+        raise InvalidRecord(f"not an agent-eval report: invalid JSON at {where}: {error.msg}") from None
+    except RecursionError:
+        raise InvalidRecord("not an agent-eval report: its JSON nests too deeply to read") from None
+    except ValueError:  # the only other thing json.loads refuses: an integer too long to convert
+        raise InvalidRecord("not an agent-eval report: it holds an integer of more than 4,300 digits") from None
 
 
 _MAX_COUNT = 2**63

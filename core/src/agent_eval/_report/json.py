@@ -7,10 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent_eval._codec import jsonable
+from agent_eval._codec import InvalidRecord, codec_of, jsonable, paused_gc
 from agent_eval._files import read_text_file
-from agent_eval._model import EvalReport, EvalResult
+from agent_eval._model import Attempt, EvalReport, EvalResult, parse_json
 from agent_eval._report.files import LineWriter, write_atomic
+from agent_eval._text import kind_of
 
 
 def write(report: EvalReport, path: str | Path) -> None:
@@ -25,6 +26,57 @@ def read(path: str | Path) -> EvalReport:
     ValueError, saying which field, when it is not a report.
     """
     return EvalReport.from_json(read_text_file(path))
+
+
+#: What a comparison reads of each case, and of each of its attempts.
+OUTCOME_FIELDS = ("name", "status", "score", "reason", "error")
+ATTEMPT_OUTCOME_FIELDS = ("index", "status")
+
+
+def read_outcomes(path: str | Path) -> EvalReport:
+    """Load a report written by :func:`write` as ``compare`` needs it, several times faster on a large one.
+
+    The run's own fields are read whole, and of each case only its name, status, score, reason and
+    error, and its attempts' statuses, each checked as :func:`read` checks it; the rest (input,
+    output, evaluations, tool calls, ...) is not read: the cases have None and empty values there.
+    Errors as for :func:`read`.
+    """
+    text = read_text_file(path)
+    with paused_gc():
+        # the parsed data is let go of before the collector is back, so that it has none of it to walk
+        return _outcomes(parse_json(text))
+
+
+def _outcomes(data: Any) -> EvalReport:
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        return EvalReport.from_dict(data)  # which says what is wrong with it
+    run = EvalReport.from_dict({**data, "cases": []})
+    try:
+        cases = [_outcome(case, f"cases[{index}]") for index, case in enumerate(data["cases"])]
+    except InvalidRecord as error:
+        raise InvalidRecord(f"not an agent-eval report: {error}") from None
+    return EvalReport(
+        cases,
+        name=run.name,
+        total_ms=run.total_ms,
+        started_at=run.started_at,
+        interrupted=run.interrupted,
+        planned=data.get("planned"),  # checked above; None: as many as there are cases
+        metadata=run.metadata,
+    )
+
+
+def _outcome(data: Any, at: str) -> EvalResult:
+    name, status, score, reason, error = codec_of(EvalResult).read_fields(data, at, OUTCOME_FIELDS)
+    attempts = data.get("attempts", [])
+    if not isinstance(attempts, list):
+        raise InvalidRecord(f"{at}.attempts must be a list, got {kind_of(attempts)}")
+    if attempts:
+        read = codec_of(Attempt).read_fields
+        attempts = [
+            Attempt(*read(item, f"{at}.attempts[{i}]", ATTEMPT_OUTCOME_FIELDS)) for i, item in enumerate(attempts)
+        ]
+    return EvalResult(name, None, status=status, score=score, reason=reason, error=error, attempts=attempts or ())
 
 
 def read_lines(path: str | Path) -> EvalReport:

@@ -18,6 +18,7 @@ from agent_eval.cli.evaluators import list_evaluators
 from agent_eval.cli.history import compare, runs, show
 from agent_eval.cli.init import init
 from agent_eval.cli.merge import merge
+from agent_eval.cli.power import power
 from agent_eval.cli.run import rescore, run
 from agent_eval.cli.schema import schema
 
@@ -54,7 +55,7 @@ def main() -> None:
     """Grade the answers of LLM agents against criteria."""
 
 
-for _command in (list_evaluators, run, rescore, runs, show, compare, merge, schema, init):
+for _command in (list_evaluators, run, rescore, runs, show, compare, merge, power, schema, init):
     main.add_command(_command)
 
 

@@ -135,9 +135,10 @@ def exit_code(rate_code: int, written: int, failed: int) -> int:
     return rate_code
 
 
-def load_run(ref: str, history_path: str | None, *, lines: bool = True) -> EvalReport:
+def load_run(ref: str, history_path: str | None, *, lines: bool = True, outcomes: bool = False) -> EvalReport:
     """The run ``ref`` names: a JSON report file, a ``--jsonl`` file (with ``lines``), or a run id /
-    prefix / ``latest`` / ``latest~K`` in the history. One-line errors, exit 2."""
+    prefix / ``latest`` / ``latest~K`` in the history. With ``outcomes``, a JSON report file is read
+    only as far as ``compare`` needs (``read_outcomes``). One-line errors, exit 2."""
     import os.path
     from pathlib import Path
 
@@ -148,9 +149,9 @@ def load_run(ref: str, history_path: str | None, *, lines: bool = True) -> EvalR
     # a folder that happens to be called like a run (latest, 2026) is not.
     if os.path.lexists(ref) and (named_file or not candidate.is_dir()):
         from agent_eval._errors import FileReadError
-        from agent_eval._report.json import read, read_lines
+        from agent_eval._report.json import read, read_lines, read_outcomes
 
-        reader = read_lines if lines and suffix in (".jsonl", ".ndjson") else read
+        reader = read_lines if lines and suffix in (".jsonl", ".ndjson") else read_outcomes if outcomes else read
         try:
             return reader(candidate)
         except FileReadError as error:
