@@ -1,5 +1,7 @@
 """JSON text of agent-eval's data: orjson where it can, the standard library where it cannot.
 
+Only writing: orjson reads ints beyond 64 bits as floats, so reports are read with the standard library.
+
 orjson encodes a large report about ten times faster than ``json`` (it is C, and writes UTF-8 directly);
 it refuses a few things the standard library writes — ints beyond 64 bits, for one — so those
 documents go through ``json`` instead, with the same result. Data reaching here went through
@@ -21,11 +23,3 @@ def dumps(data: Any, *, indent: bool = False) -> str:
     except (TypeError, orjson.JSONEncodeError):
         separators = None if indent else (",", ":")
         return json.dumps(data, ensure_ascii=False, indent=2 if indent else None, separators=separators)
-
-
-def loads(text: str | bytes) -> Any:
-    """The value a JSON text holds (``json.JSONDecodeError`` when it holds none)."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return json.loads(text)  # the standard library's error says where, as callers expect
