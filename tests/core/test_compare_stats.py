@@ -478,3 +478,25 @@ def test_compare_reads_no_more_of_a_report_file_than_it_compares(tmp_path: Path)
     path.write_text(json.dumps(data), encoding="utf-8")
     assert run_cli("compare", str(path), str(path), cwd=tmp_path).returncode == 0
     assert run_cli("show", str(path), cwd=tmp_path).returncode == 2
+
+
+def test_compare_names_the_tool_calls_a_case_added_or_lost(tmp_path: Path) -> None:
+    from helpers import run_cli
+
+    from agent_eval import EvalReport, EvalResult, ToolCall
+    from agent_eval._history import compare
+
+    def case(name: str, *tools: str) -> EvalResult:
+        return EvalResult(name, "q", output="a", status="passed", tool_calls=[ToolCall(tool) for tool in tools])
+
+    base = EvalReport([case("same", "search"), case("fewer", "search", "lookup", "lookup"), case("none")])
+    head = EvalReport([case("same", "search"), case("fewer", "search", "delete"), case("none")])
+    (change,) = compare(base, head).tool_changes
+    assert (change.name, dict(change.added), dict(change.lost)) == ("fewer", {"delete": 1}, {"lookup": 2})
+    (tmp_path / "base.json").write_text(base.to_json(), encoding="utf-8")
+    (tmp_path / "head.json").write_text(head.to_json(), encoding="utf-8")
+    shown = run_cli("compare", "base.json", "head.json", cwd=tmp_path)
+    assert "Tool calls changed (1)" in shown.stdout
+    assert "fewer  +delete  -lookup ×2" in shown.stdout
+    as_json = json.loads(run_cli("compare", "base.json", "head.json", "--json", cwd=tmp_path).stdout)
+    assert as_json["tool_changes"] == [{"name": "fewer", "added": {"delete": 1}, "lost": {"lookup": 2}}]

@@ -9,7 +9,7 @@ import secrets
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -424,6 +424,20 @@ class CaseChange:
         return {**attrs.asdict(self), "score_delta": self.score_delta}
 
 
+@attrs.frozen
+class ToolChange:
+    """A case whose agent made other tool calls in the head run than in the base run (by name, counted)."""
+
+    name: str
+    #: Tool name → how many more calls of it HEAD made; lost: how many fewer.
+    added: Mapping[str, int]
+    lost: Mapping[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of the change."""
+        return {"name": self.name, "added": dict(self.added), "lost": dict(self.lost)}
+
+
 #: The level ``Comparison.to_dict`` judges ``significant`` at when no ``--alpha`` is given.
 DEFAULT_ALPHA = 0.05
 
@@ -491,6 +505,8 @@ class Comparison:
     removed: tuple[CaseChange, ...]
     #: The paired figures over the cases that ran in both runs.
     paired: PairedFigures = attrs.field(factory=PairedFigures, kw_only=True)
+    #: Cases whose agent called other tools (or as often) in HEAD than in BASE.
+    tool_changes: tuple[ToolChange, ...] = attrs.field(default=(), kw_only=True)
 
     @property
     def regressed(self) -> bool:
@@ -519,6 +535,7 @@ class Comparison:
             "score_changes": [change.to_dict() for change in self.score_changes],
             "added": [change.to_dict() for change in self.added],
             "removed": [change.to_dict() for change in self.removed],
+            "tool_changes": [change.to_dict() for change in self.tool_changes],
             "paired_cases": paired.cases,
             "diff": paired.diff,
             "ci_low": paired.ci_low,
@@ -564,7 +581,21 @@ def compare(base: EvalReport, head: EvalReport, *, labels: tuple[str, str] = ("B
         tuple(added),
         tuple(removed),
         paired=_paired(pairs),
+        tool_changes=tuple(change for old, new in pairs if (change := _tool_change(old, new)) is not None),
     )
+
+
+def _tool_change(old: EvalResult, new: EvalResult) -> ToolChange | None:
+    """What tool calls HEAD's case made that BASE's did not, and the other way round; None when the same."""
+    if not old.tool_calls and not new.tool_calls:
+        return None
+    from collections import Counter
+
+    before = Counter(call.name for call in old.tool_calls)
+    after = Counter(call.name for call in new.tool_calls)
+    if before == after:
+        return None
+    return ToolChange(new.name, dict(sorted((after - before).items())), dict(sorted((before - after).items())))
 
 
 def _paired(pairs: Sequence[tuple[EvalResult, EvalResult]]) -> PairedFigures:

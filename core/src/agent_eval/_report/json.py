@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agent_eval._agent_run import ToolCall
 from agent_eval._codec import InvalidRecord, codec_of, jsonable, paused_gc
 from agent_eval._files import read_text_file
 from agent_eval._model import Attempt, EvalReport, EvalResult, parse_json
@@ -37,8 +38,9 @@ def read_outcomes(path: str | Path) -> EvalReport:
     """Load a report written by :func:`write` as ``compare`` needs it, several times faster on a large one.
 
     The run's own fields are read whole, and of each case only its name, status, score, reason and
-    error, and its attempts' statuses, each checked as :func:`read` checks it; the rest (input,
-    output, evaluations, tool calls, ...) is not read: the cases have None and empty values there.
+    error, its attempts' statuses and its tool calls' names, each checked as :func:`read` checks it;
+    the rest (input, output, evaluations, the calls' arguments, ...) is not read: the cases have None
+    and empty values there.
     Errors as for :func:`read`.
     """
     text = read_text_file(path)
@@ -76,7 +78,31 @@ def _outcome(data: Any, at: str) -> EvalResult:
         attempts = [
             Attempt(*read(item, f"{at}.attempts[{i}]", ATTEMPT_OUTCOME_FIELDS)) for i, item in enumerate(attempts)
         ]
-    return EvalResult(name, None, status=status, score=score, reason=reason, error=error, attempts=attempts or ())
+    return EvalResult(
+        name,
+        None,
+        status=status,
+        score=score,
+        reason=reason,
+        error=error,
+        attempts=attempts or (),
+        tool_calls=_tool_names(data.get("tool_calls"), at),
+    )
+
+
+def _tool_names(calls: Any, at: str) -> tuple[ToolCall, ...]:
+    """The calls' names only: what ``compare`` says was added or lost."""
+    if not calls:
+        return ()
+    if not isinstance(calls, list):
+        raise InvalidRecord(f"{at}.tool_calls must be a list, got {kind_of(calls)}")
+    names = []
+    for index, call in enumerate(calls):
+        name = call.get("name") if isinstance(call, dict) else None
+        if not isinstance(name, str):
+            raise InvalidRecord(f"{at}.tool_calls[{index}].name must be a string, got {kind_of(name)}")
+        names.append(ToolCall(name))
+    return tuple(names)
 
 
 def read_lines(path: str | Path) -> EvalReport:

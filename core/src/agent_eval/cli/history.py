@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
-    from agent_eval._history import CaseChange, Comparison, History, PairedFigures, RunSummary
+    from agent_eval._history import CaseChange, Comparison, History, PairedFigures, RunSummary, ToolChange
     from agent_eval._model import EvalReport
 
 # Paths arrive as strings (pathlib is not imported at start-up) and become Path objects where used.
@@ -319,11 +319,29 @@ def _print_comparison(comparison: Comparison, base_ref: str, head_ref: str, alph
             console.print(Text(f"{title} ({len(changes)})", style=style))
             # one print per section: rich's cost per print, not per line, is what 100,000 changes add up to
             console.print(Text("\n").join(_change_line(change) for change in changes))
+    if comparison.tool_changes:
+        console.print()
+        console.print(Text(f"Tool calls changed ({len(comparison.tool_changes)})", style="bold"))
+        console.print(Text("\n").join(_tool_line(change) for change in comparison.tool_changes))
     console.print()
     for line in _paired_lines(comparison, alpha):
         console.print(line)
     console.print()
     console.print(_verdict(comparison, alpha))
+
+
+def _tool_line(change: ToolChange) -> Text:
+    """``  case name  +search ×2 -get_warranty``: the calls HEAD made more (+) and fewer (-) of."""
+    from rich.text import Text
+
+    from agent_eval._text import cell
+
+    line = Text("  ")
+    line.append(cell(change.name, 80), style="bold")
+    for sign, counts, style in (("+", change.added, "green"), ("-", change.lost, "red")):
+        for tool, count in counts.items():
+            line.append(f"  {sign}{cell(tool, 60)}" + (f" ×{count}" if count > 1 else ""), style=style)
+    return line
 
 
 def _describe(report: EvalReport, ref: str) -> str:
