@@ -266,7 +266,18 @@ def test_alpha_must_be_a_level_between_0_and_1(worse: tuple[str, str], tmp_path:
 
 
 OLD_KEYS = {"base", "head", "regressed", "regressions", "fixed", "status_changes", "score_changes", "added", "removed"}
-NEW_KEYS = {"diff", "ci_low", "ci_high", "p_value", "test", "correlation", "significant", "paired_cases", "alpha"}
+NEW_KEYS = {
+    "diff",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "test",
+    "correlation",
+    "significant",
+    "paired_cases",
+    "alpha",
+    "tool_changes",
+}
 
 
 def test_json_keeps_the_old_keys_and_adds_the_paired_figures(worse: tuple[str, str], tmp_path: Path) -> None:
