@@ -107,7 +107,7 @@ def test_core_alone_lists_none_then_exact_lists_only_exact_match(tmp_path: Path,
     assert names(python) == []
     install(python, wheels["exact"])
     (entry,) = listed(python)
-    assert (entry["name"], entry["package"], entry["version"]) == ("exact_match", "agent-eval-exact", "0.1.0")
+    assert (entry["name"], entry["package"], entry["version"]) == ("exact_match", "agent-eval-exact", "0.2.0")
     assert entry["description"] == "Passes when the output equals `expected` (default: the case's expected answer)."
     defaults = {p["name"]: p.get("default") for p in entry["parameters"]}  # type: ignore[attr-defined]
     assert defaults == {"expected": None, "ignore_case": False, "strip": True}

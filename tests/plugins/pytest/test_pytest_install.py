@@ -92,7 +92,7 @@ def test_pytest_shows_one_line_per_case_and_a_failure_shows_the_reason(venv_pyth
     assert "failed · score 0.00 · missing: '4'" in lines
     assert "  FAIL  contains  score 0.00  missing: '4'" in lines
     assert "Traceback" not in done.stdout
-    assert "agent-eval-pytest-0.1.0" in done.stdout  # pytest lists the plugin
+    assert "agent-eval-pytest-0.2.0" in done.stdout  # pytest lists the plugin
 
 
 def test_dash_k_selects_cases(venv_python: Path, folder: Path) -> None:

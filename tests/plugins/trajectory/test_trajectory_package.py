@@ -28,7 +28,7 @@ def loaded_after(code: str) -> list[str]:
 def test_the_distribution_depends_on_the_core_and_attrs_only() -> None:
     project = tomllib.loads((PROJECT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["name"] == "agent-eval-trajectory"
-    assert project["dependencies"] == ["agent-eval-core>=0.1", "attrs>=23.1"]  # attrs: the core's own, small
+    assert project["dependencies"] == ["agent-eval-core>=0.2", "attrs>=23.1"]  # attrs: the core's own, small
     assert "optional-dependencies" not in project
     assert project["entry-points"]["agent_eval"] == {"trajectory": "agent_eval_trajectory.plugin"}
 
@@ -61,4 +61,4 @@ def test_the_wheel_requires_the_core_and_attrs_only(tmp_path: Path) -> None:
         metadata = archive.read(name).decode("utf-8")
         assert "agent_eval_trajectory/py.typed" in archive.namelist()
     requires = [line.split(":", 1)[1].strip() for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
-    assert requires == ["agent-eval-core>=0.1", "attrs>=23.1"]
+    assert requires == ["agent-eval-core>=0.2", "attrs>=23.1"]
