@@ -100,8 +100,8 @@ def test_suite_files_take_a_bare_criterion_or_options(judge_at: ChatServer, tmp_
     )
     suite = load_suite(suite_file, registry=registry_of(plugin))
     first, second = (case.all_evaluators[0] for case in suite.cases)
-    assert isinstance(first, LLMJudge) and first.criteria == "The answer is polite"
-    assert isinstance(second, LLMJudge) and (second.samples, second.include_input) == (3, False)
+    assert isinstance(first, LLMJudge) and first.options.criteria == "The answer is polite"
+    assert isinstance(second, LLMJudge) and (second.options.samples, second.options.include_input) == (3, False)
     judge_at.responder = lambda _: verdict_reply(True)
     report = EvalSuite(answer_agent(), suite.cases).run(print=False)
     assert report.passed == 2

@@ -48,6 +48,10 @@ class Session:
         self._verdicts: VerdictCache | None = None
         self._requester: Requester | None = None
 
+    def is_current(self) -> bool:
+        """Whether this session is open and belongs to the running event loop."""
+        return not self.closed and self.loop() is asyncio.get_running_loop()
+
     @property
     def settings(self) -> Settings:
         """The run's settings; a JudgeConfigError when a variable holds a bad value."""
