@@ -1,7 +1,7 @@
 """agent-eval-judge: the ``llm_judge`` evaluator, which grades answers against a criterion with an LLM.
 
 Importing this package is cheap: the judging machinery loads on first use, and
-the HTTP client (httpx) only when a judge is about to send its first request.
+the HTTP client (aiohttp) only when a judge is about to send its first request.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The settings and endpoints are read from the environment at the run's first
 judge evaluation, not at every one; the verdict cache is loaded at its first
 lookup; the HTTP side (:mod:`agent_eval_judge.transport`, which imports
-httpx) is made at the first request, so a run served from the cache never
+aiohttp) is made at the first request, so a run served from the cache never
 loads it. Every ``llm_judge`` evaluator of the run holds the session; the last
 one to be closed (the runner closes them at the end of a run) closes it.
 """
@@ -78,7 +78,7 @@ class Session:
 
     @property
     def requester(self) -> Requester:
-        """The HTTP side, made (and httpx imported) at the first request."""
+        """The HTTP side, made (and aiohttp imported) at the first request."""
         if self._requester is None:
             from agent_eval_judge.transport import Requester
 
