@@ -46,6 +46,8 @@ _HINTS = {
     404: "check the model name and the base URL",
 }
 _CIRCUIT_CATEGORIES = {401: "judge_auth", 403: "judge_auth", 404: "judge_model_not_found"}
+# Made once: json.dumps with options builds a new encoder on every call, which costs more than the encoding.
+_encode_body = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
 @attrs.frozen
@@ -245,7 +247,7 @@ class _Exchange:
             await self._after_failure(failure or "no answer")
 
     async def _send(self, body: dict[str, Any]) -> tuple[_Answer | None, str | None]:
-        content = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        content = _encode_body(body).encode("utf-8")
         client, url, headers = self.requester.client, self.target.url, self.target.headers
         await self.state.wait_turn()
         async with self.state.semaphore:
