@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from judge_helpers import run_cases, verdict_reply, verdict_text
+from judge_helpers import only, run_cases, verdict_reply, verdict_text
 
 from agent_eval.testing import ChatServer
 from agent_eval_judge import llm_judge
@@ -149,6 +149,20 @@ def test_a_proxy_for_https_only_leaves_an_http_endpoint_direct(
         assert run_cases([llm_judge("polite", cache=False)]).cases[0].status == "passed"
         assert proxy.requests == []
         assert len(judge_at.requests) == 1
+
+
+def test_an_https_endpoint_is_tunnelled_through_the_proxy_and_a_refusal_names_no_credentials(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with ChatServer() as proxy:  # it answers CONNECT with 501: it is no tunnelling proxy
+        monkeypatch.setenv("AGENT_EVAL_JUDGE_BASE_URL", "https://127.0.0.1:9/v1")
+        monkeypatch.setenv("AGENT_EVAL_JUDGE_MODEL", "judge-model")
+        monkeypatch.setenv("AGENT_EVAL_JUDGE_MAX_RETRIES", "0")
+        monkeypatch.setenv("HTTPS_PROXY", f"http://proxy-user:pr0xy-pa55word@127.0.0.1:{proxy.port}")
+        result = only(run_cases([llm_judge("polite", cache=False)]))
+    assert result.status == "error"
+    assert "the proxy refused the connection (HTTP 501" in result.error
+    assert "pr0xy-pa55word" not in repr(result.to_dict())
 
 
 # -- connections -----------------------------------------------------------------------------------
