@@ -165,6 +165,25 @@ def test_an_https_endpoint_is_tunnelled_through_the_proxy_and_a_refusal_names_no
     assert "pr0xy-pa55word" not in repr(result.to_dict())
 
 
+def test_credentials_from_netrc_beside_the_key_are_a_clear_error_not_a_retry(
+    judge_at: ChatServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With a proxy variable set aiohttp reads ~/.netrc, and will not send its credentials and the key's header."""
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login someone password n3trc-pa55word\n", encoding="utf-8")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(netrc))
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    monkeypatch.setenv("AGENT_EVAL_JUDGE_API_KEY", KEY)
+    judge_at.responder = lambda _: verdict_reply(True)
+    result = only(run_cases([llm_judge("polite", cache=False)]))
+    assert result.status == "error"
+    assert "could not be made" in result.error and "netrc" in result.error
+    assert judge_at.requests == []
+    assert KEY not in repr(result.to_dict()) and "n3trc-pa55word" not in repr(result.to_dict())
+
+
 # -- connections -----------------------------------------------------------------------------------
 
 

@@ -261,6 +261,10 @@ class _Exchange:
                 return None, f"no answer within {self.settings.timeout:g} s (AGENT_EVAL_JUDGE_TIMEOUT)"
             except aiohttp.ClientError as error:
                 return None, _transport_problem(error)
+            except ValueError as error:
+                # aiohttp would not build the request; trying again would not change its mind.
+                refusal = _request_refused(error)
+        raise JudgeRequestError(f"{self.endpoint.describe()}: {refusal}", category="judge_bad_request")
 
     def _handled(self, problem: ApiProblem, headers: Mapping[str, str], sent: dict[str, Any]) -> bool:
         """Deal with an error answer; True to try again at once, False to count a failure and wait."""
@@ -370,6 +374,17 @@ def _transport_problem(error: aiohttp.ClientError) -> str:
     if isinstance(error, aiohttp.ClientHttpProxyError):
         return f"the proxy refused the connection (HTTP {error.status} {_one_line(error.message)})"
     return f"connection problem ({type(error).__name__})"
+
+
+def _request_refused(error: ValueError) -> str:
+    message = _one_line(error)
+    if "AUTHORIZATION" in message:
+        # With a proxy variable set, aiohttp reads ~/.netrc; an entry for the host clashes with the key's header.
+        return (
+            f"the request could not be made ({message}): ~/.netrc (or $NETRC) has credentials for this host, "
+            "which aiohttp reads when a proxy variable is set; remove them or the judge's API key"
+        )
+    return f"the request could not be made ({message})"
 
 
 def _one_line(value: object) -> str:
