@@ -19,6 +19,7 @@ PROJECT_PACKAGES = (
     "agent-eval-json",
     "agent-eval-judge",
     "httpx",
+    "aiohttp",
     "httpcore",
 )
 PEER_PACKAGES = {"pydantic-evals": ("pydantic-evals", "pydantic", "pydantic-ai-slim"), "inspect-ai": ("inspect-ai",)}

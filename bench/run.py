@@ -223,10 +223,11 @@ NOTES = f"""\
   evaluator/scorer does what the floor does (lower-case once, `in` per keyword).
 - F: the test server (`agent_eval.testing.ChatServer`) runs in its own process, answers every request with a
   verdict after {scenarios.JUDGE_DELAY * 1000:.0f} ms; `AGENT_EVAL_JUDGE_CONCURRENCY={scenarios.CONCURRENCY}`,
-  a fresh `AGENT_EVAL_CACHE_DIR` per round, the cached run right after the first in a new process. Two floors
+  a fresh `AGENT_EVAL_CACHE_DIR` per round, the cached run right after the first in a new process. Three floors
   post the same number of requests: HTTP/1.1 written by hand over {scenarios.CONCURRENCY} kept-alive asyncio
   connections (the least client work there can be, so it shows what the server allows), and one
-  `httpx.AsyncClient` with {scenarios.CONCURRENCY} connections under a semaphore (the plain way).
+  `httpx.AsyncClient` with {scenarios.CONCURRENCY} connections under a semaphore (the plain way), and one
+  `aiohttp.ClientSession` (the judge's own client) with its import inside the run.
 - C: wall time of the whole process, median of the runs.
 """
 

@@ -503,6 +503,7 @@ def test_listing_evaluators_imports_no_evaluator_code_and_nothing_heavy() -> Non
         "agent_eval._model",  # attrs classes: ~9 ms
         "asyncio",
         "httpx",
+        "aiohttp",
         "jsonschema",
         "importlib_metadata",
         "importlib.metadata",
