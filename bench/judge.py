@@ -13,8 +13,9 @@ from pathlib import Path
 from scenarios import CONCURRENCY, FRAMEWORKS, JUDGE_CASES, JUDGE_DELAY, Job, Outcome, clean_env, run_once
 from setup_envs import PROJECT_PYTHON, ROOT, WORK
 
-#: The floors: the least client work there can be, and the plainest httpx loop.
+#: The floors: the least client work there can be, the judge's HTTP client alone, and the plainest httpx loop.
 STREAMS = "first run (asyncio streams)"
+AIOHTTP = "first run (aiohttp, one session)"
 HTTPX = "first run (httpx, one client)"
 
 
@@ -67,7 +68,7 @@ def judge_env(url: str, cache: Path) -> dict[str, str]:
 
 
 def jobs(repeats: int) -> list[Job]:
-    """The first run, the cached run and the two floors, in the order they run each round."""
+    """The first run, the cached run and the three floors, in the order they run each round."""
     script = str(FRAMEWORKS / "judge_run.py")
     counts = ["--cases", str(JUDGE_CASES), "--concurrency", str(CONCURRENCY)]
     python = str(PROJECT_PYTHON)
@@ -75,6 +76,7 @@ def jobs(repeats: int) -> list[Job]:
         Job("F", "agent-eval", "first run", (python, script, "agent-eval", *counts), repeats, cases=JUDGE_CASES),
         Job("F", "agent-eval", "cached run", (python, script, "agent-eval", *counts), repeats, cases=JUDGE_CASES),
         Job("F", "floor", STREAMS, (python, script, "streams", *counts), repeats, cases=JUDGE_CASES),
+        Job("F", "floor", AIOHTTP, (python, script, "aiohttp", *counts), repeats, cases=JUDGE_CASES),
         Job("F", "floor", HTTPX, (python, script, "httpx", *counts), repeats, cases=JUDGE_CASES),
     ]
 

@@ -1,6 +1,6 @@
-"""Scenario F: many llm_judge evaluations against a judge server, in agent-eval or as a plain httpx loop.
+"""Scenario F: many llm_judge evaluations against a judge server, in agent-eval or as a plain client loop.
 
-Usage: judge_run.py agent-eval|httpx|streams --cases N --concurrency C
+Usage: judge_run.py agent-eval|aiohttp|httpx|streams --cases N --concurrency C
 (the server's URL comes from AGENT_EVAL_JUDGE_BASE_URL, the cache folder from AGENT_EVAL_CACHE_DIR).
 """
 
@@ -60,6 +60,33 @@ def httpx_run(cases: int, concurrency: int) -> tuple[int, int]:
     return asyncio.run(main()), 0
 
 
+def aiohttp_run(cases: int, concurrency: int) -> tuple[int, int]:
+    """The same requests from one plain aiohttp session (the judge's HTTP client) under a semaphore.
+
+    aiohttp is imported inside the measured run, as the judge imports it at its first request.
+    """
+    import aiohttp
+
+    url = os.environ["AGENT_EVAL_JUDGE_BASE_URL"].rstrip("/") + "/chat/completions"
+    model = os.environ["AGENT_EVAL_JUDGE_MODEL"]
+
+    async def main() -> int:
+        semaphore = asyncio.Semaphore(concurrency)
+        connector = aiohttp.TCPConnector(limit_per_host=concurrency)
+        async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=30)) as session:
+
+            async def one(index: int) -> bool:
+                messages = [{"role": "user", "content": f"{CRITERIA}\nquestion {index}\n{ANSWER}"}]
+                async with semaphore, session.post(url, json={"model": model, "messages": messages}) as response:
+                    response.raise_for_status()
+                    content = (await response.json())["choices"][0]["message"]["content"]
+                return bool(json.loads(content)["pass"])
+
+            return sum(await asyncio.gather(*(one(index) for index in range(cases))))
+
+    return asyncio.run(main()), 0
+
+
 def streams_run(cases: int, concurrency: int) -> tuple[int, int]:
     """The same requests over ``concurrency`` kept-alive connections, HTTP/1.1 by hand on asyncio streams.
 
@@ -97,7 +124,7 @@ def streams_run(cases: int, concurrency: int) -> tuple[int, int]:
     return asyncio.run(main()), 0
 
 
-RUNS = {"agent-eval": agent_eval_run, "httpx": httpx_run, "streams": streams_run}
+RUNS = {"agent-eval": agent_eval_run, "aiohttp": aiohttp_run, "httpx": httpx_run, "streams": streams_run}
 
 
 def main() -> None:

@@ -100,8 +100,8 @@ def test_suite_files_take_a_bare_criterion_or_options(judge_at: ChatServer, tmp_
     )
     suite = load_suite(suite_file, registry=registry_of(plugin))
     first, second = (case.all_evaluators[0] for case in suite.cases)
-    assert isinstance(first, LLMJudge) and first.criteria == "The answer is polite"
-    assert isinstance(second, LLMJudge) and (second.samples, second.include_input) == (3, False)
+    assert isinstance(first, LLMJudge) and first.options.criteria == "The answer is polite"
+    assert isinstance(second, LLMJudge) and (second.options.samples, second.options.include_input) == (3, False)
     judge_at.responder = lambda _: verdict_reply(True)
     report = EvalSuite(answer_agent(), suite.cases).run(print=False)
     assert report.passed == 2
@@ -122,11 +122,12 @@ def test_bad_options_in_a_suite_file_are_a_load_error_naming_the_line(tmp_path: 
     assert "samples must be a whole number" in str(raised.value)
 
 
-def test_import_and_factory_leave_httpx_unloaded() -> None:
+def test_import_and_factory_leave_the_http_client_unloaded() -> None:
     code = (
         "import sys, agent_eval_judge, agent_eval_judge.plugin\n"
         "agent_eval_judge.llm_judge('x', samples=3)\n"
-        "print(sorted(m for m in ('httpx', 'httpcore', 'asyncio', 'agent_eval_judge.transport') if m in sys.modules))\n"
+        "heavy = ('aiohttp', 'yarl', 'asyncio', 'agent_eval_judge.transport', 'agent_eval_judge.judging')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out.replace("'", '"')) == []
@@ -163,7 +164,7 @@ def test_settings_are_read_once_per_run_not_per_evaluation(
     assert len(reads) == 2
 
 
-def test_a_run_served_from_the_cache_never_loads_httpx(judge_at: ChatServer, tmp_path: Path) -> None:
+def test_a_run_served_from_the_cache_never_loads_aiohttp(judge_at: ChatServer, tmp_path: Path) -> None:
     judge_at.responder = lambda _: verdict_reply(True)
     code = (
         "import sys\n"
@@ -171,7 +172,7 @@ def test_a_run_served_from_the_cache_never_loads_httpx(judge_at: ChatServer, tmp
         "from agent_eval_judge import llm_judge\n"
         "cases = [{'name': f'c{i}', 'input': f'q{i}', 'evaluator': llm_judge('polite')} for i in range(3)]\n"
         "report = EvalSuite(lambda q: 'Hello', cases).run(print=False)\n"
-        "print(report.passed, report.usage.get('cache_hits', 0), 'httpx' in sys.modules)\n"
+        "print(report.passed, report.usage.get('cache_hits', 0), 'aiohttp' in sys.modules)\n"
     )
     env = {**os.environ}
     first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
@@ -179,19 +180,3 @@ def test_a_run_served_from_the_cache_never_loads_httpx(judge_at: ChatServer, tmp
     assert first.stdout.split() == ["3", "0", "True"]
     assert second.stdout.split() == ["3", "3", "False"]
     assert len(judge_at.requests) == 3
-
-
-def test_a_configured_proxy_carries_the_requests(judge_at: ChatServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    """HTTP_PROXY set: the judge goes through httpx's own transport, which sends the request to the proxy."""
-    judge_at.responder = lambda _: verdict_reply(True)
-    with ChatServer() as proxy:
-        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.port}")
-        run_cases([llm_judge("polite", cache=False)])
-        assert judge_at.requests == []
-        (request,) = proxy.requests
-        # A proxy is sent the absolute URL of the real endpoint (which this test server does not forward).
-        assert request.path == f"{judge_at.url}/chat/completions"
-        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-        assert run_cases([llm_judge("polite", cache=False)]).cases[0].status == "passed"
-        assert len(judge_at.requests) == 1
-        assert len(proxy.requests) == 1

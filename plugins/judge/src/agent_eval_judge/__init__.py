@@ -1,7 +1,7 @@
 """agent-eval-judge: the ``llm_judge`` evaluator, which grades answers against a criterion with an LLM.
 
 Importing this package is cheap: the judging machinery loads on first use, and
-the HTTP client (httpx) only when a judge is about to send its first request.
+the HTTP client (aiohttp) only when a judge is about to send its first request.
 """
 
 from __future__ import annotations
@@ -20,11 +20,13 @@ if TYPE_CHECKING:
         JudgeRequestError,
         JudgeUnavailable,
     )
+    from agent_eval_judge.options import JudgeOptions
 
 __all__ = [
     "JudgeAnswerError",
     "JudgeConfigError",
     "JudgeError",
+    "JudgeOptions",
     "JudgeProtocolError",
     "JudgeRequestError",
     "JudgeUnavailable",
@@ -33,7 +35,7 @@ __all__ = [
     "llm_judge",
 ]
 
-_ERRORS = frozenset(name for name in __all__ if name.startswith("Judge"))
+_ERRORS = frozenset(name for name in __all__ if name.startswith("Judge") and name != "JudgeOptions")
 
 
 def __getattr__(name: str) -> Any:
@@ -41,4 +43,8 @@ def __getattr__(name: str) -> Any:
         from agent_eval_judge import errors
 
         return getattr(errors, name)
+    if name == "JudgeOptions":
+        from agent_eval_judge.options import JudgeOptions
+
+        return JudgeOptions
     raise AttributeError(f"module 'agent_eval_judge' has no attribute {name!r}")

@@ -90,7 +90,7 @@ _MISSING: Any = object()
 def _loads(text: str) -> Any:
     for candidate in (text, _TRAILING_COMMA.sub(r"\1", text)):
         try:
-            return json.loads(candidate, object_pairs_hook=_no_repeats)
+            return _STRICT.decode(candidate)
         except _Repeated as repeated:
             raise Unreadable(f"ambiguous: the judge's JSON gives {repeated.key!r} more than once") from None
         except ValueError:
@@ -112,9 +112,14 @@ def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+# Made once (json.loads with a hook builds a decoder on every call); decoding keeps no state between calls.
+_STRICT = json.JSONDecoder(object_pairs_hook=_no_repeats)
+_PLAIN = json.JSONDecoder()
+
+
 def _count_objects(text: str) -> int:
     """How many JSON objects (parsed, not just braces) appear one after another in ``text``."""
-    decoder = json.JSONDecoder()
+    decoder = _PLAIN
     count = 0
     position = text.find("{")
     while position != -1:

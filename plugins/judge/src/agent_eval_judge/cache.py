@@ -45,6 +45,8 @@ _BLOCK = 64 * 1024
 _KEY_LENGTH = 64
 
 log = logging.getLogger("agent_eval_judge")
+# Made once: json.dumps with options builds a new encoder on every call.
+_encode_record = json.JSONEncoder(separators=(",", ":")).encode
 
 Entry = tuple[JudgeAnswer, dict[str, Any]]
 
@@ -96,7 +98,7 @@ class VerdictCache:
     def put(self, key: str, answer: JudgeAnswer, facts: Mapping[str, Any]) -> None:
         """Store ``answer``; a failure to write is logged once and otherwise ignored."""
         record = {"answer": answer.to_dict(), "facts": dict(facts), "t": int(time.time())}
-        payload = json.dumps(record, separators=(",", ":")).encode("ascii")
+        payload = _encode_record(record).encode("ascii")
         if self._index is not None:
             self._index[key] = payload
         if not self._unwritable:

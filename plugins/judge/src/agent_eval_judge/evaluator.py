@@ -1,7 +1,9 @@
 """``llm_judge``: grade an answer against a natural-language criterion with an LLM, or with a judge agent.
 
 This module is what ``agent-eval list-evaluators`` imports, so it imports
-nothing heavy: the judging itself lives in :mod:`agent_eval_judge.judging`.
+nothing heavy: the options are checked by :mod:`agent_eval_judge.options` when
+a judge is made, and the judging itself (:mod:`agent_eval_judge.judging`) is
+imported at the first evaluation.
 """
 
 from __future__ import annotations
@@ -12,9 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent_eval import EvaluatorContext, Verdict
+    from agent_eval_judge.options import JudgeOptions
     from agent_eval_judge.session import Session
-
-_MAX_SAMPLES = 100
 
 
 def llm_judge(
@@ -38,7 +39,9 @@ def llm_judge(
     :param samples: ask this many times; the majority decides, the score is the mean.
     :param cache: reuse stored verdicts for unchanged questions (also ``AGENT_EVAL_JUDGE_CACHE=0``).
     """
-    return LLMJudge(
+    from agent_eval_judge.options import JudgeOptions
+
+    options = JudgeOptions(
         criteria,
         judge_agent=judge_agent,
         model=model,
@@ -47,6 +50,7 @@ def llm_judge(
         samples=samples,
         cache=cache,
     )
+    return LLMJudge(options)
 
 
 class LLMJudge:
@@ -54,46 +58,34 @@ class LLMJudge:
 
     name = "llm_judge"
 
-    def __init__(
-        self,
-        criteria: str,
-        *,
-        judge_agent: Callable[..., Any] | str | None = None,
-        model: str | None = None,
-        include_input: bool = True,
-        include_expected: bool = True,
-        samples: int = 1,
-        cache: bool = True,
-    ) -> None:
-        if not isinstance(criteria, str) or not criteria.strip():
-            raise ValueError(f"criteria must be a non-empty string saying what a passing answer does, got {criteria!r}")
-        if model is not None and (not isinstance(model, str) or not model.strip()):
-            raise ValueError(f"model must be a model name such as 'llama3.1:8b', got {model!r}")
-        for flag, value in (("include_input", include_input), ("include_expected", include_expected), ("cache", cache)):
-            if not isinstance(value, bool):
-                raise TypeError(f"{flag} must be true or false, got {value!r}")
-        if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= _MAX_SAMPLES:
-            raise ValueError(f"samples must be a whole number from 1 to {_MAX_SAMPLES}, got {samples!r}")
-        self.criteria = criteria
-        self.judge_agent = _judge_agent(judge_agent)
-        self.model = model.strip() if model else None
-        self.include_input = include_input
-        self.include_expected = include_expected
-        self.samples = samples
-        self.cache = cache
+    def __init__(self, options: JudgeOptions) -> None:
+        self.options = options
         #: The runs' sessions this evaluator holds (released by :meth:`aclose`).
         self.sessions: list[Session] = []
 
     def __repr__(self) -> str:
-        criteria = " ".join(self.criteria.split())
+        criteria = " ".join(self.options.criteria.split())
         if len(criteria) > 60:
             criteria = criteria[:59] + "…"
-        extra = f", samples={self.samples}" if self.samples != 1 else ""
+        extra = f", samples={self.options.samples}" if self.options.samples != 1 else ""
         return f"llm_judge({criteria!r}{extra})"
 
     async def __call__(self, output: Any, ctx: EvaluatorContext | None = None) -> Verdict:
         """Ask the judge whether ``output`` meets the criterion; raise JudgeError when it cannot tell."""
-        return await _judge_function()(self, output, ctx)
+        return await _judge_function()(self.options, self._session(), output, ctx)
+
+    def _session(self) -> Session:
+        """The running loop's session, held by this evaluator from its first evaluation there until :meth:`aclose`."""
+        held = self.sessions
+        # The session used last is the running loop's, unless it was closed since or this is another loop.
+        if held and held[-1].is_current():
+            return held[-1]
+        from agent_eval_judge.session import session_for
+
+        session = session_for(self)
+        if not any(session is other for other in held):
+            held.append(session)
+        return session
 
     async def aclose(self) -> None:
         """Release this evaluator's hold on the run's session: cache and HTTP client, closed once nobody holds it."""
@@ -105,21 +97,8 @@ class LLMJudge:
 
 
 @functools.cache
-def _judge_function() -> Callable[[LLMJudge, Any, EvaluatorContext | None], Awaitable[Verdict]]:
+def _judge_function() -> Callable[[JudgeOptions, Session, Any, EvaluatorContext | None], Awaitable[Verdict]]:
     # Imported on the first evaluation, not with the plugin (list-evaluators stays light), and then only once.
     from agent_eval_judge.judging import judge
 
     return judge
-
-
-def _judge_agent(value: Callable[..., Any] | str | None) -> Callable[..., Any] | None:
-    if value is None or callable(value):
-        return value
-    if isinstance(value, str):
-        from agent_eval import AgentEvalError, load_agent
-
-        try:
-            return load_agent(value, origin="llm_judge(judge_agent=...)")
-        except AgentEvalError as error:
-            raise ValueError(str(error)) from None
-    raise TypeError(f"judge_agent must be an agent callable or 'module:attr', got {value!r}")

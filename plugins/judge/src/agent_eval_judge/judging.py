@@ -15,10 +15,10 @@ from agent_eval_judge.config import Endpoint, Settings
 from agent_eval_judge.errors import JudgeAnswerError, JudgeError
 from agent_eval_judge.prompt import NONCE_PLACEHOLDER, PROMPT_VERSION, SYSTEM_PROMPT, Question, clip, new_nonce
 from agent_eval_judge.redact import redact
-from agent_eval_judge.session import Session, session_for
 
 if TYPE_CHECKING:
-    from agent_eval_judge.evaluator import LLMJudge
+    from agent_eval_judge.options import JudgeOptions
+    from agent_eval_judge.session import Session
     from agent_eval_judge.transport import Completion
 
 
@@ -33,53 +33,54 @@ class Sample:
     output_mode: str | None = None
 
 
-async def judge(evaluator: LLMJudge, output: Any, ctx: EvaluatorContext | None) -> Verdict:
-    """Grade ``output`` with ``evaluator``'s settings; raise Skip when no judge is configured."""
+async def judge(options: JudgeOptions, session: Session, output: Any, ctx: EvaluatorContext | None) -> Verdict:
+    """Grade ``output`` as ``options`` say, in the run's ``session``; raise Skip when no judge is configured."""
     text = as_text(output)
     if not text.strip():
         # An empty answer meets no criterion, and some judges pass anything: do not ask.
         return Verdict(False, 0.0, "empty answer: nothing to judge (the judge was not called)")
-    session = _session(evaluator)
-    endpoint = None if evaluator.judge_agent is not None else session.endpoint(evaluator.model)
-    question, clipped = build_question(evaluator, text, ctx, session.settings.max_chars)
-    samples = await _gather(evaluator, question, ctx, endpoint, session)
-    metadata = _metadata(evaluator, samples, endpoint)
+    endpoint = None if options.judge_agent is not None else session.endpoint(options.model)
+    question, clipped = build_question(options, text, ctx, session.settings.max_chars)
+    samples = await _gather(options, question, ctx, endpoint, session)
+    metadata = _metadata(options, samples, endpoint)
     if clipped:
         metadata["truncated_for_judge"] = True
     return decide(samples, metadata)
 
 
-def build_question(evaluator: LLMJudge, answer: str, ctx: EvaluatorContext | None, limit: int) -> tuple[Question, bool]:
+def build_question(
+    options: JudgeOptions, answer: str, ctx: EvaluatorContext | None, limit: int
+) -> tuple[Question, bool]:
     """The question for the judge, with every part cut to ``limit`` characters; True when something was cut."""
     answer, clipped = clip(answer, limit)
     given_input = given_expected = None
-    if ctx is not None and evaluator.include_input and ctx.input is not None:
+    if ctx is not None and options.include_input and ctx.input is not None:
         given_input, cut = clip(as_text(ctx.input), limit)
         clipped = clipped or cut
-    if ctx is not None and evaluator.include_expected and ctx.expected is not None:
+    if ctx is not None and options.include_expected and ctx.expected is not None:
         given_expected, cut = clip(as_text(ctx.expected), limit)
         clipped = clipped or cut
-    return Question(evaluator.criteria, answer, given_input, given_expected), clipped
+    return Question(options.criteria, answer, given_input, given_expected), clipped
 
 
 async def _gather(
-    evaluator: LLMJudge,
+    options: JudgeOptions,
     question: Question,
     ctx: EvaluatorContext | None,
     endpoint: Endpoint | None,
     session: Session,
 ) -> list[Sample]:
-    if evaluator.samples == 1:
+    if options.samples == 1:
         if endpoint is None:
-            return [await _ask_agent(evaluator, question, ctx, session)]
-        return [await _ask_endpoint(evaluator, question, 0, endpoint, session)]
+            return [await _ask_agent(options, question, ctx, session)]
+        return [await _ask_endpoint(options, question, 0, endpoint, session)]
 
     def one(index: int) -> Any:
         if endpoint is None:
-            return _ask_agent(evaluator, question, ctx, session)
-        return _ask_endpoint(evaluator, question, index, endpoint, session)
+            return _ask_agent(options, question, ctx, session)
+        return _ask_endpoint(options, question, index, endpoint, session)
 
-    outcomes = await asyncio.gather(*(one(index) for index in range(evaluator.samples)), return_exceptions=True)
+    outcomes = await asyncio.gather(*(one(index) for index in range(options.samples)), return_exceptions=True)
     samples: list[Sample] = []
     for outcome in outcomes:
         if isinstance(outcome, BaseException):
@@ -89,10 +90,10 @@ async def _gather(
 
 
 async def _ask_endpoint(
-    evaluator: LLMJudge, question: Question, index: int, endpoint: Endpoint, session: Session
+    options: JudgeOptions, question: Question, index: int, endpoint: Endpoint, session: Session
 ) -> Sample:
     settings = session.settings
-    store = session.verdicts if evaluator.cache else None
+    store = session.verdicts if options.cache else None
     key = None
     if store is not None:
         key = cache_key(session, question, index, endpoint)
@@ -113,27 +114,18 @@ async def _ask_endpoint(
     return Sample(answer, False, completion.usage, completion.requests, completion.output_mode)
 
 
-async def _ask_agent(evaluator: LLMJudge, question: Question, ctx: EvaluatorContext | None, session: Session) -> Sample:
-    assert evaluator.judge_agent is not None
+async def _ask_agent(
+    options: JudgeOptions, question: Question, ctx: EvaluatorContext | None, session: Session
+) -> Sample:
+    assert options.judge_agent is not None
     prompt = question.single_prompt(new_nonce())
     agent_ctx = ctx.agent_ctx if ctx is not None else AgentContext()
-    value = await invoke(evaluator.judge_agent, prompt, agent_ctx)
-    where = f"judge agent {callable_name(evaluator.judge_agent)}"
+    value = await invoke(options.judge_agent, prompt, agent_ctx)
+    where = f"judge agent {callable_name(options.judge_agent)}"
     text = as_text(value)
     if not text.strip():
         raise JudgeAnswerError(f"{where}: the judge's answer is empty", category="judge_empty")
     return Sample(_parse(text, where, session.redact))
-
-
-def _session(evaluator: LLMJudge) -> Session:
-    held = evaluator.sessions
-    # The session this evaluator used last is the running loop's, unless it was closed since.
-    if held and not held[-1].closed and held[-1].loop() is asyncio.get_running_loop():
-        return held[-1]
-    session = session_for(evaluator)
-    if not any(session is other for other in held):
-        held.append(session)
-    return session
 
 
 def fixed_key_parts(endpoint: Endpoint, settings: Settings) -> dict[str, Any]:
@@ -193,10 +185,10 @@ def _parse(text: str, where: str, scrub: Callable[[str], str]) -> JudgeAnswer:
     return answer if reason == answer.reason else attrs.evolve(answer, reason=reason)
 
 
-def _metadata(evaluator: LLMJudge, samples: list[Sample], endpoint: Endpoint | None) -> dict[str, Any]:
+def _metadata(options: JudgeOptions, samples: list[Sample], endpoint: Endpoint | None) -> dict[str, Any]:
     metadata: dict[str, Any] = {"cached": all(sample.cached for sample in samples)}
     if endpoint is None:
-        metadata["judge_agent"] = callable_name(evaluator.judge_agent)
+        metadata["judge_agent"] = callable_name(options.judge_agent)
         return metadata
     metadata["model"] = endpoint.model
     mode = next((sample.output_mode for sample in samples if sample.output_mode), None)

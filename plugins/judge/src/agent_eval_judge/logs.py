@@ -25,11 +25,11 @@ class RedactingFilter(logging.Filter):
 
 _FILTERED_LOGGERS = (
     "agent_eval_judge",
-    "httpx",
-    "httpcore.connection",
-    "httpcore.http11",
-    "httpcore.http2",
-    "httpcore.proxy",
+    "aiohttp.client",
+    "aiohttp.internal",
+    # aiohttp reports unclosed sessions and connections through the event loop's exception handler,
+    # and a connection's repr shows its proxy credentials.
+    "asyncio",
 )
 _installed = False
 

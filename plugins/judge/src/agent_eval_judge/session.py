@@ -3,7 +3,7 @@
 The settings and endpoints are read from the environment at the run's first
 judge evaluation, not at every one; the verdict cache is loaded at its first
 lookup; the HTTP side (:mod:`agent_eval_judge.transport`, which imports
-httpx) is made at the first request, so a run served from the cache never
+aiohttp) is made at the first request, so a run served from the cache never
 loads it. Every ``llm_judge`` evaluator of the run holds the session; the last
 one to be closed (the runner closes them at the end of a run) closes it.
 """
@@ -48,6 +48,10 @@ class Session:
         self._verdicts: VerdictCache | None = None
         self._requester: Requester | None = None
 
+    def is_current(self) -> bool:
+        """Whether this session is open and belongs to the running event loop."""
+        return not self.closed and self.loop() is asyncio.get_running_loop()
+
     @property
     def settings(self) -> Settings:
         """The run's settings; a JudgeConfigError when a variable holds a bad value."""
@@ -74,7 +78,7 @@ class Session:
 
     @property
     def requester(self) -> Requester:
-        """The HTTP side, made (and httpx imported) at the first request."""
+        """The HTTP side, made (and aiohttp imported) at the first request."""
         if self._requester is None:
             from agent_eval_judge.transport import Requester
 

@@ -1,28 +1,29 @@
 """Talking to the endpoint: the run's HTTP client, retries, a shared cool-down, and a circuit breaker.
 
 A run's :class:`~agent_eval_judge.session.Session` makes one :class:`Requester`
-at its first request: one httpx client for the run (on the judge's own
-HTTP/1.1 transport, :mod:`agent_eval_judge.http11`, or on httpx's when the
-environment configures a proxy), the output mode each (endpoint, model)
-accepts, a "not before" time per endpoint that every call waits for after a
-429, and the errors that make retrying pointless (bad key, unknown model,
-exhausted quota), so that later calls fail at once with the same message.
-This module imports httpx; nothing imports it until a request is about to be
-made.
+at its first request: one ``aiohttp.ClientSession`` for the run (kept-alive
+connections, at most the judge's concurrency per endpoint), the output mode
+each (endpoint, model) accepts, a "not before" time per endpoint that every
+call waits for after a 429, and the errors that make retrying pointless (bad
+key, unknown model, exhausted quota), so that later calls fail at once with the
+same message. This module imports aiohttp; nothing imports it until a request
+is about to be made.
+
+No aiohttp exception leaves this module, nor is any chained to the errors it
+raises: their reprs carry the request's headers, the key among them. Failures
+become one-line descriptions built from what is safe to show.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
-import ssl
 from collections.abc import Mapping
 from typing import Any
 
+import aiohttp
 import attrs
-import httpx
 
 from agent_eval_judge._version import __version__
 from agent_eval_judge.config import Endpoint, Settings
@@ -32,7 +33,6 @@ from agent_eval_judge.errors import (
     JudgeRequestError,
     JudgeUnavailable,
 )
-from agent_eval_judge.http11 import Http11Transport
 from agent_eval_judge.logs import install_log_redaction
 from agent_eval_judge.prompt import OUTPUT_MODES, response_format
 from agent_eval_judge.retry import ApiProblem, backoff, server_wait, should_retry_header, with_jitter
@@ -46,6 +46,8 @@ _HINTS = {
     404: "check the model name and the base URL",
 }
 _CIRCUIT_CATEGORIES = {401: "judge_auth", 403: "judge_auth", 404: "judge_model_not_found"}
+# Made once: json.dumps with options builds a new encoder on every call, which costs more than the encoding.
+_encode_body = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
 @attrs.frozen
@@ -120,43 +122,53 @@ class _EndpointState:
         self.not_before = max(self.not_before, until)
 
 
-def _client(settings: Settings) -> httpx.AsyncClient:
+def _client(settings: Settings) -> aiohttp.ClientSession:
     """The run's one HTTP client, with at most ``concurrency`` connections per endpoint."""
-    timeout = httpx.Timeout(settings.timeout, connect=min(settings.timeout, 10.0))
-    if _proxies_configured():
-        # httpx applies HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and NO_PROXY only through its own transport:
-        # keep that transport whenever one is set, so a proxy the user configured is always honoured.
-        limits = httpx.Limits(max_connections=settings.concurrency, max_keepalive_connections=settings.concurrency)
-        return httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False, verify=_ssl_context())
-    transport = Http11Transport(max_connections=settings.concurrency, ssl_context=_ssl_context)
-    return httpx.AsyncClient(timeout=timeout, transport=transport, follow_redirects=False, trust_env=False)
+    timeout = aiohttp.ClientTimeout(total=settings.timeout, connect=min(settings.timeout, 10.0))
+    # The per-endpoint semaphore limits requests in flight; the connector keeps that many connections per host.
+    connector = aiohttp.TCPConnector(limit=0, limit_per_host=settings.concurrency)
+    return aiohttp.ClientSession(
+        connector=connector,
+        timeout=timeout,
+        headers={"Accept": "application/json", "User-Agent": f"agent-eval-judge/{__version__}"},
+        # aiohttp then applies HTTP_PROXY, HTTPS_PROXY and NO_PROXY itself. It looks them up again in a
+        # worker thread on every request (and ~/.netrc in another), so only when the environment sets a proxy.
+        trust_env=_proxies_configured(),
+        # Verdicts are stateless: a cookie an endpoint sets is not sent back.
+        cookie_jar=aiohttp.DummyCookieJar(),
+    )
 
 
 def _proxies_configured() -> bool:
-    """Whether httpx would route some request through a proxy (it reads the same ``getproxies``)."""
+    """Whether the environment names a proxy that aiohttp would use (``http`` or ``https``)."""
     from urllib.request import getproxies
 
     found = getproxies()
-    return any(found.get(scheme) for scheme in ("http", "https", "all"))
+    return any(found.get(scheme) for scheme in ("http", "https"))
 
 
 @attrs.frozen
 class _Target:
     """Where an endpoint's requests go and the headers they carry, built once per run."""
 
-    url: httpx.URL
-    headers: httpx.Headers = attrs.field(repr=False)
+    url: str
+    headers: Mapping[str, str] = attrs.field(repr=False)
 
     @classmethod
     def of(cls, endpoint: Endpoint) -> _Target:
-        headers = {
-            "Accept": "application/json",
-            "Content-Type": "application/json",
-            "User-Agent": f"agent-eval-judge/{__version__}",
-        }
+        headers = {"Content-Type": "application/json"}
         if endpoint.api_key is not None:
             headers["Authorization"] = "Bearer " + endpoint.api_key.reveal()
-        return cls(httpx.URL(endpoint.chat_url), httpx.Headers(headers))
+        return cls(endpoint.chat_url, headers)
+
+
+@attrs.frozen
+class _Answer:
+    """An HTTP answer, read whole."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
 
 
 class Requester:
@@ -166,7 +178,6 @@ class Requester:
         install_log_redaction()
         self.settings = settings
         self.client = _client(settings)
-        self.timeouts = self.client.timeout.as_dict()
         self._endpoints: dict[str, _EndpointState] = {}
         self._targets: dict[Endpoint, _Target] = {}
         self._tuning: dict[tuple[str, str], _Tuning] = {}
@@ -177,7 +188,7 @@ class Requester:
         """Close the HTTP client (idempotent)."""
         if not self.closed:
             self.closed = True
-            await self.client.aclose()
+            await self.client.close()
 
     def _endpoint(self, endpoint: Endpoint) -> _EndpointState:
         state = self._endpoints.get(endpoint.identity)
@@ -225,36 +236,30 @@ class _Exchange:
     async def run(self, messages: list[dict[str, str]]) -> Completion:
         while True:
             body = self.tuning.body(self.endpoint.model, messages, self.settings)
-            response, failure = await self._send(body)
-            if response is not None and response.status_code == 200:
-                return self._read(response, _mode_of(body))
-            if response is not None:
-                problem = ApiProblem.from_body(response.status_code, response.content)
-                if self._handled(problem, response.headers, body):
+            answer, failure = await self._send(body)
+            if answer is not None and answer.status == 200:
+                return self._read(answer, _mode_of(body))
+            if answer is not None:
+                problem = ApiProblem.from_body(answer.status, answer.body)
+                if self._handled(problem, answer.headers, body):
                     continue
                 failure = problem.summary()
             await self._after_failure(failure or "no answer")
 
-    async def _send(self, body: dict[str, Any]) -> tuple[httpx.Response | None, str | None]:
-        # Encoded as httpx's json= would, without its per-request merging of client defaults.
-        content = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
-        target = self.target
+    async def _send(self, body: dict[str, Any]) -> tuple[_Answer | None, str | None]:
+        content = _encode_body(body).encode("utf-8")
+        client, url, headers = self.requester.client, self.target.url, self.target.headers
         await self.state.wait_turn()
         async with self.state.semaphore:
             await self.state.wait_turn()
             self.requests += 1
-            request = httpx.Request(
-                "POST",
-                target.url,
-                headers=target.headers,
-                content=content,
-                extensions={"timeout": self.requester.timeouts},
-            )
+            # The failure is described, never kept: nothing raised later may chain to an aiohttp exception.
             try:
-                return await self.requester.client.send(request), None
-            except httpx.TimeoutException:
+                async with client.post(url, data=content, headers=headers, allow_redirects=False) as response:
+                    return _Answer(response.status, response.headers, await response.read()), None
+            except TimeoutError:
                 return None, f"no answer within {self.settings.timeout:g} s (AGENT_EVAL_JUDGE_TIMEOUT)"
-            except httpx.TransportError as error:
+            except aiohttp.ClientError as error:
                 return None, _transport_problem(error)
 
     def _handled(self, problem: ApiProblem, headers: Mapping[str, str], sent: dict[str, Any]) -> bool:
@@ -307,14 +312,14 @@ class _Exchange:
             )
         return JudgeRequestError(f"{self.endpoint.describe()}: {problem.summary()}; {hint}", category=category)
 
-    def _read(self, response: httpx.Response, mode: str) -> Completion:
+    def _read(self, answer: _Answer, mode: str) -> Completion:
         try:
-            data = response.json()
+            data = json.loads(answer.body)
         except ValueError:
             data = None
         choice = _first_choice(data)
         if choice is None:
-            snippet = " ".join(response.text[:200].split())
+            snippet = " ".join(answer.body[:200].decode("utf-8", errors="replace").split())
             raise JudgeProtocolError(f"{self.endpoint.describe()}: HTTP 200 but not a chat completion: {snippet!r}")
         raw_message = choice.get("message")
         message: dict[str, Any] = raw_message if isinstance(raw_message, dict) else {}
@@ -355,12 +360,20 @@ def _str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _transport_problem(error: httpx.TransportError) -> str:
-    if isinstance(error, httpx.ConnectError):
-        return "cannot connect (" + (" ".join(str(error).split()) or "connection refused") + ")"
-    if isinstance(error, httpx.RemoteProtocolError):
-        return "the connection broke before a complete answer (" + " ".join(str(error).split()) + ")"
+def _transport_problem(error: aiohttp.ClientError) -> str:
+    """What went wrong, in words safe to show: never the request's URL or headers."""
+    if isinstance(error, aiohttp.ClientConnectorError):
+        # host:port and the operating system's reason (refused, unknown host, certificate)
+        return "cannot connect (" + _one_line(error) + ")"
+    if isinstance(error, aiohttp.ServerDisconnectedError | aiohttp.ClientPayloadError | aiohttp.ClientOSError):
+        return "the connection broke before a complete answer (" + _one_line(error) + ")"
+    if isinstance(error, aiohttp.ClientHttpProxyError):
+        return f"the proxy refused the connection (HTTP {error.status} {_one_line(error.message)})"
     return f"connection problem ({type(error).__name__})"
+
+
+def _one_line(value: object) -> str:
+    return " ".join(str(value).split()) or type(value).__name__
 
 
 def _category(failure: str) -> str:
@@ -371,9 +384,3 @@ def _category(failure: str) -> str:
     if failure.startswith("HTTP 429"):
         return "judge_rate_limited"
     return "judge_unavailable"
-
-
-@functools.cache
-def _ssl_context() -> ssl.SSLContext:
-    # Loading the certificate store takes tens of milliseconds; do it once per process, not once per run.
-    return httpx.create_ssl_context()
