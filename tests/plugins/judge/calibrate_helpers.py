@@ -90,3 +90,26 @@ def kappa_by_hand(tp: int, fn: int, fp: int, tn: int) -> float:
     person_pass, judge_pass = (tp + fn) / n, (tp + fp) / n
     chance = person_pass * judge_pass + (1 - person_pass) * (1 - judge_pass)
     return (observed - chance) / (1 - chance)
+
+
+def write_report(
+    folder: Path,
+    results: Iterable[Any],
+    *,
+    run_id: str | None = "20260102-030405-abcdef",
+    suite_file: str | None = "suite.json",
+    name: str = "run.json",
+) -> Path:
+    """A JSON report, as ``agent-eval run --json`` writes one, holding ``results`` (EvalResults)."""
+    from agent_eval import EvalReport
+
+    metadata = {key: value for key, value in (("run_id", run_id), ("suite_file", suite_file)) if value is not None}
+    report = EvalReport(list(results), name="calibration", metadata=metadata)
+    path = folder / name
+    path.write_text(report.to_json(), encoding="utf-8")
+    return path
+
+
+def review(folder: Path, *args: str, env: dict[str, str] | None = None) -> Any:
+    """``agent-eval review ARGS`` in ``folder``."""
+    return run_cli("review", *args, cwd=folder, env=env)

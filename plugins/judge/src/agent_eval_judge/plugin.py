@@ -1,4 +1,4 @@
-"""The entry point agent-eval loads: registers ``llm_judge`` and the ``calibrate`` command."""
+"""The entry point agent-eval loads: registers ``llm_judge`` and the ``calibrate`` and ``review`` commands."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ def register_evaluators(register: Callable[..., Any]) -> None:
 
 @hookimpl
 def register_commands(register: Callable[..., Any]) -> None:
-    """Register ``agent-eval calibrate`` (imported here: listing evaluators stays light)."""
+    """Register ``agent-eval calibrate`` and ``agent-eval review`` (imported here: listing evaluators stays light)."""
     from agent_eval_judge.calibrate import calibrate
+    from agent_eval_judge.review import review
 
     register(calibrate)
+    register(review)
