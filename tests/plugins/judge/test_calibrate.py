@@ -332,3 +332,14 @@ def test_an_output_that_is_json_data_reaches_the_judge_as_the_run_gave_it(tmp_pa
     data = calibrate(tmp_path, "labels.jsonl", "suite.json", "--json").data
     assert data["confusion"]["true_pass"] == 1
     assert '"answer": 42' in graded_output(judge_at.chat_requests[0])
+
+
+def test_a_criterion_written_with_other_spacing_is_the_same_criterion(tmp_path: Path, by_output: ChatServer) -> None:
+    write_suite(tmp_path, [judged_case("a", "The answer is polite"), judged_case("b", "The answer\n  is polite ")])
+    rows = [
+        {"name": "a", "output": "judge-pass", "label": "pass"},
+        {"name": "b", "output": "judge-fail", "label": "fail"},
+    ]
+    write_labels(tmp_path, rows)
+    data = calibrate(tmp_path, "labels.jsonl", "suite.json", "--json").data
+    assert [(entry["criteria"], entry["n"]) for entry in data["criteria"]] == [("The answer is polite", 2)]

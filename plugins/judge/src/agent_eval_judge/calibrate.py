@@ -38,7 +38,12 @@ EXIT_BELOW = 1
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True, help="Labels graded at once.")
 def calibrate(
-    labels_path: str, suite_path: str | None, models: tuple[str, ...], min_kappa: float | None, **options: Any
+    labels_path: str,
+    suite_path: str | None,
+    models: tuple[str, ...],
+    min_kappa: float | None,
+    as_json: bool,
+    concurrency: int,
 ) -> None:
     """Say how well SUITE's LLM judges agree with a person's labels.
 
@@ -49,7 +54,7 @@ def calibrate(
     LABELS is JSON Lines (as `agent-eval review` writes it) or CSV, with name, output and label (pass or
     fail) per line, optionally score and note. SUITE defaults to the suite file LABELS names.
     """
-    sys.exit(run(labels_path, suite_path, models, min_kappa, **options))
+    sys.exit(run(labels_path, suite_path, models, min_kappa, as_json=as_json, concurrency=concurrency))
 
 
 def run(
@@ -60,7 +65,6 @@ def run(
     *,
     as_json: bool = False,
     concurrency: int = 16,
-    **_: Any,
 ) -> int:
     """What the command does; its exit code."""
     from agent_eval_judge.calibration import grade, match

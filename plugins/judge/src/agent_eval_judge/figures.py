@@ -56,7 +56,8 @@ def per_criterion(graded: Iterable[Graded]) -> list[dict[str, Any]]:
     for item in graded:
         statuses: dict[str, list[Status]] = {}
         for verdict in item.verdicts:
-            statuses.setdefault(verdict.criteria, []).append(verdict.status)
+            # the same criterion written with other spacing or line breaks is the same criterion
+            statuses.setdefault(" ".join(verdict.criteria.split()), []).append(verdict.status)
         for criteria, seen in statuses.items():
             found.setdefault(criteria, []).append((item.label.passed, _combined(seen)))
     entries = []
