@@ -1,4 +1,4 @@
-"""The entry point agent-eval loads: registers ``llm_judge``."""
+"""The entry point agent-eval loads: registers ``llm_judge`` and the ``calibrate`` and ``review`` commands."""
 
 from __future__ import annotations
 
@@ -13,3 +13,13 @@ from agent_eval_judge.evaluator import llm_judge
 def register_evaluators(register: Callable[..., Any]) -> None:
     """Register ``llm_judge``."""
     register(llm_judge)
+
+
+@hookimpl
+def register_commands(register: Callable[..., Any]) -> None:
+    """Register ``agent-eval calibrate`` and ``agent-eval review`` (imported here: listing evaluators stays light)."""
+    from agent_eval_judge.calibrate import calibrate
+    from agent_eval_judge.review import review
+
+    register(calibrate)
+    register(review)
