@@ -9,6 +9,7 @@ from agent_eval._errors import (
     AgentEvalError,
     AgentReferenceError,
     AmbiguousEvaluator,
+    CommandError,
     EvaluatorNotFound,
     FileReadError,
     PluginLoadError,
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from agent_eval._recording import record_tool_call, tool
     from agent_eval._references import load_agent
     from agent_eval._runner import EvalSuite
+    from agent_eval._runs import RunNotFound, load_run
     from agent_eval._suite import SuiteFile, load_suite
     from agent_eval._text import as_text, describe_error, short_repr, shorten
 
@@ -49,6 +51,7 @@ __all__ = [
     "AgentRun",
     "AmbiguousEvaluator",
     "Case",
+    "CommandError",
     "EvalReport",
     "EvalResult",
     "EvalSuite",
@@ -58,6 +61,7 @@ __all__ = [
     "Executor",
     "FileReadError",
     "PluginLoadError",
+    "RunNotFound",
     "RunPlan",
     "RunSettings",
     "Skip",
@@ -78,6 +82,7 @@ __all__ = [
     "hookspec",
     "invoke",
     "load_agent",
+    "load_run",
     "load_suite",
     "not_",
     "read_text_file",
@@ -121,6 +126,8 @@ _LAZY = {
     "registry_of": "agent_eval._plugins",
     "load_agent": "agent_eval._references",
     "load_suite": "agent_eval._suite",
+    "load_run": "agent_eval._runs",
+    "RunNotFound": "agent_eval._runs",
     "record_tool_call": "agent_eval._recording",
     "tool": "agent_eval._recording",
     "read_text_file": "agent_eval._files",

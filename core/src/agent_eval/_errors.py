@@ -48,6 +48,17 @@ class FileReadError(AgentEvalError):
         return f"{self.path}:{self.line}:{self.column or 1}"
 
 
+class CommandError(AgentEvalError):
+    """A command cannot do what it was asked (a plugin's command too): each of ``problems`` is one line.
+
+    The command line prints each as an ``error:`` line and exits 2, with no traceback.
+    """
+
+    def __init__(self, problems: Iterable[str] | str) -> None:
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        super().__init__("\n".join(self.problems))
+
+
 class AgentReferenceError(AgentEvalError):
     """A `module:attr` agent reference cannot be imported or is not callable."""
 

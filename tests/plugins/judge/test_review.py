@@ -129,19 +129,26 @@ def test_a_jsonl_stream_is_read_even_when_its_run_was_cut_short(tmp_path: Path) 
     assert [case["output"] for case in data["cases"]] == ["first", "second"]
 
 
-def test_a_run_in_the_history_says_how_to_review_it_for_now(tmp_path: Path) -> None:
-    done = review(tmp_path, "latest")
-    assert done.returncode == 2
-    assert done.stderr == (
-        "error: 'latest' is not a file here; for a run in the history, write its report first with "
-        "`agent-eval show latest --json run.json`, then review run.json\n"
-    )
+def test_a_run_in_the_history_is_reviewed_by_its_id_or_latest(tmp_path: Path) -> None:
+    from agent_eval import EvalReport
+    from agent_eval._history import History
+
+    report = EvalReport([result("a", "x"), result("b", "y")], name="recorded", metadata={"run_id": "r-42"})
+    History(tmp_path / "h.db").record(report)
+    for ref in ("latest", "r-42"):
+        done = review(tmp_path, ref, "--history", "h.db")
+        assert done.returncode == 0, done.stderr
+        data = page_parts(tmp_path / "review.html")["data"]
+        assert (data["run"], [case["name"] for case in data["cases"]]) == ("r-42", ["a", "b"])
+    missing = review(tmp_path, "latest", "--history", "none.db")
+    assert missing.returncode == 2
+    assert missing.stderr.startswith("error: no run history at none.db")
 
 
 @pytest.mark.parametrize(
     ("content", "problem"),
     [
-        (None, "run.json: no such file; give a report written by `agent-eval run --json` or `--jsonl`"),
+        (None, "run.json: no such file; give a JSON report written by `run --json`, or a run id"),
         ('{"cases": 3}', "run.json: not an agent-eval report: expected an object with a 'cases' list"),
         ("{nope", "run.json: not an agent-eval report: invalid JSON at line 1, column 2"),
     ],

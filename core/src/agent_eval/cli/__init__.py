@@ -12,6 +12,7 @@ from typing import NoReturn
 
 import click
 
+from agent_eval._errors import AgentEvalError
 from agent_eval._version import __version__
 from agent_eval.cli._common import DEBUG_ENV, EXIT_INTERNAL, EXIT_INTERRUPTED, UsageProblem
 from agent_eval.cli.evaluators import list_evaluators
@@ -70,6 +71,9 @@ def entry(args: list[str] | None = None) -> NoReturn:
     except click.ClickException as error:
         _show(error)
         sys.exit(error.exit_code)
+    except AgentEvalError as error:  # a plugin's command refusing what it was given: one line per problem
+        _show(UsageProblem(getattr(error, "problems", None) or str(error)))
+        sys.exit(UsageProblem.exit_code)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except BrokenPipeError:

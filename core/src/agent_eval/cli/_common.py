@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from agent_eval._runs import DEFAULT_HISTORY as DEFAULT_HISTORY  # re-exported for the commands
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -22,7 +24,6 @@ EXIT_BELOW_BAR = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
-DEFAULT_HISTORY = ".agent-eval/runs.db"
 DEBUG_ENV = "AGENT_EVAL_DEBUG"
 HISTORY_HELP = f"Run history database (default {DEFAULT_HISTORY})."
 
@@ -136,35 +137,13 @@ def exit_code(rate_code: int, written: int, failed: int) -> int:
 
 
 def load_run(ref: str, history_path: str | None, *, lines: bool = True, outcomes: bool = False) -> EvalReport:
-    """The run ``ref`` names: a JSON report file, a ``--jsonl`` file (with ``lines``), or a run id /
-    prefix / ``latest`` / ``latest~K`` in the history. With ``outcomes``, a JSON report file is read
-    only as far as ``compare`` needs (``read_outcomes``). One-line errors, exit 2."""
-    import os.path
-    from pathlib import Path
-
-    candidate = Path(ref)
-    suffix = candidate.suffix.lower()
-    named_file = suffix in (".json", ".jsonl") or "/" in ref or os.sep in ref
-    # Whatever stands at a path that names a file is read (a FIFO is refused, not taken for a run id);
-    # a folder that happens to be called like a run (latest, 2026) is not.
-    if os.path.lexists(ref) and (named_file or not candidate.is_dir()):
-        from agent_eval._errors import FileReadError
-        from agent_eval._report.json import read, read_lines, read_outcomes
-
-        reader = read_lines if lines and suffix in (".jsonl", ".ndjson") else read_outcomes if outcomes else read
-        try:
-            return reader(candidate)
-        except FileReadError as error:
-            raise UsageProblem(f"{error}; give a JSON report written by `run --json`, or a run id") from None
-        except ValueError as error:
-            raise UsageProblem(f"{ref}: {error}; write reports with `agent-eval run --json`") from None
-    if named_file:
-        raise UsageProblem(f"{ref}: no such file; give a JSON report written by `run --json`, or a run id")
-    from agent_eval._history import History, HistoryError
+    """:func:`agent_eval.load_run`, its errors one line and exit 2."""
+    from agent_eval._runs import RunNotFound
+    from agent_eval._runs import load_run as load
 
     try:
-        return History(history_path or DEFAULT_HISTORY).load(ref).report
-    except HistoryError as error:
+        return load(ref, history=history_path, lines=lines, outcomes=outcomes)
+    except RunNotFound as error:
         raise UsageProblem(str(error)) from None
 
 

@@ -36,20 +36,23 @@ DEFAULT_PORT = 8765
     show_default=True,
     help="The port --serve listens on (0: any free one; the browser keeps progress per address).",
 )
-def review(run_ref: str, suite_path: str | None, output_path: str, serve: bool, port: int) -> None:
+@click.option("--history", "history_path", type=click.Path(dir_okay=False), help="Run history database.")
+def review(
+    run_ref: str, suite_path: str | None, output_path: str, serve: bool, port: int, history_path: str | None
+) -> None:
     """Write a page where a person labels RUN's cases pass or fail, for `agent-eval calibrate`.
 
     The page shows each case's input, output, evaluations and tool calls; p and f label, j and k move,
     ? lists the keys. Progress stays in the browser; "Download labels" saves the LABELS file. RUN is a
-    report file written by `agent-eval run --json` or `--jsonl`. SUITE (default: the run's suite file,
-    when it is here) adds each case's judge criteria to the page.
+    run id, `latest`, `latest~K`, or a report file written by `run --json` or `--jsonl`. SUITE (default:
+    the run's suite file, when it is here) adds each case's judge criteria to the page.
     """
     from agent_eval_judge.display import visible
     from agent_eval_judge.review_page import render
     from agent_eval_judge.runs import load_report
     from agent_eval_judge.usage import fail
 
-    report = load_report(run_ref)
+    report = load_report(run_ref, history=history_path)
     names = [result.name for result in report.cases]
     if len(set(names)) < len(names):
         twice = next(name for index, name in enumerate(names) if name in names[:index])
