@@ -18,6 +18,7 @@ import pytest
 
 from agent_eval.testing import ChatServer
 from agent_eval.testing.server import RecordedRequest, ReplyLike, tool_calls_reply
+from tests.core.test_report_html_browser import Page, browser, chromium  # noqa: F401 - fixtures
 from tests.helpers import run_cli
 
 SUITE = """
@@ -219,3 +220,49 @@ def test_the_demo_shows_one_trajectory_passing_and_one_failing_and_stays_above_i
     compared = cases["looks up both warranties to compare them"]
     assert compared["status"] == "failed"
     assert compared["reason"].startswith('missing call 4 of 4: get_warranty({"product": "toaster"})')
+
+
+def test_the_sdk_agent_s_trajectory_shows_in_the_html_report_in_chromium_and_in_show(
+    project: Path,
+    server: ChatServer,
+    browser: Any,  # noqa: F811 - the fixture imported above
+) -> None:
+    done = run_cli(
+        "run",
+        "suite.yaml",
+        "--agent",
+        "sdk_agent:agent",
+        "--html",
+        "r.html",
+        "--history",
+        "h.db",
+        cwd=project,
+        env={"SUPPORT_MODEL_URL": server.url},
+        process=True,  # the browser's driver runs an event loop in this process
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    page = Page(browser, project / "r.html")
+    try:
+        page.page.click("tr.case:has-text('compares two products') button.toggle")
+        steps = page.page.locator("tr.details .trajectory li.step")
+        page.expect(steps).to_have_count(2)
+        assert steps.locator(".tool").all_text_contents() == ["get_warranty", "get_warranty"]
+        assert steps.nth(0).locator("pre").all_text_contents() == [
+            '{\n  "product": "kettle"\n}',
+            "2 years, extendable to 4",
+        ]
+        assert steps.nth(1).locator("pre").all_text_contents() == ['{\n  "product": "toaster"\n}', "2 years"]
+        assert page.errors == []
+    finally:
+        page.page.close()
+    shown = run_cli("show", "latest", "--history", "h.db", "-v", cwd=project)
+    assert shown.returncode == 0, shown.stderr
+    steps = [line for line in shown.stdout.splitlines() if "└ step" in line]
+    # the kettle case's call, the comparison's two, the stock question's one: each on its own row
+    assert [("step 1" in line, "kettle" in line, "toaster" in line) for line in steps] == [
+        (True, True, False),
+        (True, True, False),
+        (False, False, True),
+        (True, False, True),
+    ]
+    assert all('get_warranty {"product": ' in line for line in steps)
