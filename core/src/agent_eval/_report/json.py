@@ -46,7 +46,23 @@ def read_outcomes(path: str | Path) -> EvalReport:
     text = read_text_file(path)
     with paused_gc():
         # the parsed data is let go of before the collector is back, so that it has none of it to walk
-        return _outcomes(parse_json(text))
+        return _outcomes(_fast_parse(text))
+
+
+def _fast_parse(text: str) -> Any:
+    """The report's data through orjson, about four times faster than ``json`` on a large one.
+
+    orjson reads an int beyond 64 bits as a float; of what ``read_outcomes`` keeps (names, statuses,
+    scores, reasons, errors, the run's fields), none is such an int in a report, and a score made a
+    float by it would be refused as out of range. Text orjson refuses goes to :func:`parse_json`, whose
+    errors say where.
+    """
+    import orjson
+
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return parse_json(text)
 
 
 def _outcomes(data: Any) -> EvalReport:
