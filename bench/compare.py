@@ -67,7 +67,9 @@ def time_command(command: list[str], runs: int) -> list[float]:
     times = []
     for index in range(runs + 1):
         start = time.perf_counter()
-        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+        if done.returncode not in (0, 1):  # 1: the gate found a regression, which is a comparison made
+            raise SystemExit(f"{' '.join(command)} failed (exit {done.returncode}): {done.stderr.strip()}")
         if index:
             times.append(time.perf_counter() - start)
     return times

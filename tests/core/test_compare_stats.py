@@ -511,3 +511,76 @@ def test_compare_names_the_tool_calls_a_case_added_or_lost(tmp_path: Path) -> No
     assert "fewer  +delete  -lookup ×2" in shown.stdout
     as_json = json.loads(run_cli("compare", "base.json", "head.json", "--json", cwd=tmp_path).stdout)
     assert as_json["tool_changes"] == [{"name": "fewer", "added": {"delete": 1}, "lost": {"lookup": 2}}]
+
+
+def test_read_outcomes_fast_path_agrees_with_the_checking_reader_on_random_damage(tmp_path: Path) -> None:
+    """The typed decoder msgspec runs and the reader that checks field by field give the same cases, or the
+    same refusal, whatever is put where (seeded random damage to every field compare reads)."""
+    import random
+
+    from agent_eval._model import parse_json
+    from agent_eval._report.json import _outcomes, read_outcomes
+
+    rng = random.Random(5)
+    values: list[Any] = [None, True, False, 0, 1, 2.5, -3, 2**70, "", "x", "passed", "failed", [], {}, [1]]
+    values += [{"name": "t"}, [{"name": "search"}, {"name": 3}], [{"index": 0, "status": "passed"}]]
+    values += [[{"index": True, "status": "failed"}]]
+    spots = ("name", "status", "score", "reason", "error", "attempts", "tool_calls")
+    run_spots = ("name", "total_ms", "started_at", "interrupted", "planned", "metadata", "cases")
+    agreed = refused = 0
+    for trial in range(400):
+        data = varied_report().to_dict()
+        data["cases"][1]["tool_calls"] = [{"name": "lookup", "arguments": {"q": 1}}]
+        for _ in range(rng.randint(1, 3)):
+            where = rng.random()
+            if where < 0.15:
+                data[rng.choice(run_spots)] = rng.choice(values)
+            elif where < 0.3 and isinstance(data.get("cases"), list) and data["cases"]:
+                target = data["cases"][-1]
+                if isinstance(target, dict) and isinstance(target.get("attempts"), list) and target["attempts"]:
+                    attempt = target["attempts"][0]
+                    if isinstance(attempt, dict):
+                        attempt[rng.choice(("index", "status"))] = rng.choice(values)
+            elif isinstance(data.get("cases"), list) and data["cases"]:
+                target = rng.choice(data["cases"])
+                if isinstance(target, dict):
+                    spot = rng.choice(spots)
+                    if rng.random() < 0.2:
+                        target.pop(spot, None)
+                    else:
+                        target[spot] = rng.choice(values)
+        path = tmp_path / f"r{trial}.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        try:
+            expected: Any = _outcomes(parse_json(path.read_text(encoding="utf-8")))
+        except ValueError as error:
+            expected = str(error)
+        try:
+            got: Any = read_outcomes(path)
+        except ValueError as error:
+            got = str(error)
+        if isinstance(expected, str):
+            refused += 1
+            assert got == expected, (trial, data)
+        else:
+            agreed += 1
+            assert isinstance(got, EvalReport), (trial, got)
+            assert got.cases == expected.cases and got.metadata == expected.metadata, (trial, data)
+            assert (got.name, got.total_ms, got.started_at, got.planned, got.interrupted) == (
+                expected.name,
+                expected.total_ms,
+                expected.started_at,
+                expected.planned,
+                expected.interrupted,
+            )
+    assert agreed > 40 and refused > 40  # both sides of the fence were tried
+
+
+def test_a_report_too_large_to_read_says_to_give_its_run_id(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_eval._report import json as report_json
+
+    path = Path(write(tmp_path / "r.json", varied_report()))
+    monkeypatch.setattr(report_json, "MAX_REPORT_BYTES", 100)
+    done = run_cli("compare", str(path), str(path), cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"{path}: is too large: {path.stat().st_size:,} bytes, more than 100; give the run's id" in done.stderr

@@ -138,8 +138,10 @@ def test_frames_of_keeps_the_innermost_frames_from_the_code_that_raised() -> Non
     assert frames_of(ValueError("never raised")) == ()
 
 
-def test_a_big_run_prints_at_most_two_hundred_rows(tmp_path: Path) -> None:
+def test_a_big_run_prints_at_most_two_hundred_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import io
+
+    monkeypatch.setenv("COLUMNS", "200")  # the closing line whole, whatever width the tests run at
 
     from agent_eval._model import EvalReport, EvalResult
     from agent_eval._report.console import print_report

@@ -16,6 +16,9 @@ from agent_eval._errors import FileReadError
 
 #: The most :func:`read_text_file` reads from one file unless told otherwise.
 MAX_BYTES = 200 * 1024 * 1024
+#: The most read of a report agent-eval wrote (JSON or JSON Lines): 100,000 cases repeated 5 times are
+#: 420 MB of JSON; the bound is there so that a file no run wrote fails at once, not after filling memory.
+MAX_REPORT_BYTES = 4 * 1024 * 1024 * 1024
 
 _BOM = b"\xef\xbb\xbf"
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -29,12 +32,12 @@ _KINDS = (
 )
 
 
-def read_text_file(path: str | os.PathLike[str], *, limit: int = MAX_BYTES) -> str:
+def read_text_file(path: str | os.PathLike[str], *, limit: int = MAX_BYTES, advice: str = "split it up") -> str:
     """The text of the regular file ``path`` (UTF-8; a byte-order mark is dropped), at most ``limit`` bytes.
 
     Raises :class:`~agent_eval.FileReadError` when the path is empty, does not exist, is not a
-    regular file (a folder, a named pipe, a device), holds more than ``limit`` bytes or is not UTF-8
-    text (with the line and column of the first bad byte).
+    regular file (a folder, a named pipe, a device), holds more than ``limit`` bytes (the error ends with
+    ``advice``) or is not UTF-8 text (with the line and column of the first bad byte).
     """
     name = os.fspath(path)
     shown = display(name)
@@ -52,14 +55,14 @@ def read_text_file(path: str | os.PathLike[str], *, limit: int = MAX_BYTES) -> s
         info = os.fstat(handle)
         _check_kind(name, shown, info.st_mode)  # what was opened, not what the path named a moment ago
         if info.st_size > limit:
-            raise FileReadError(shown, f"is too large: {info.st_size:,} bytes, more than {limit:,}; split it up")
+            raise FileReadError(shown, f"is too large: {info.st_size:,} bytes, more than {limit:,}; {advice}")
         data = _read_at_most(handle, limit + 1, info.st_size + 1)
     except OSError as error:
         raise _os_problem(name, shown, error) from None
     finally:
         os.close(handle)
     if len(data) > limit:
-        raise FileReadError(shown, f"is too large: more than {limit:,} bytes; split it up")
+        raise FileReadError(shown, f"is too large: more than {limit:,} bytes; {advice}")
     return _decode(data, shown)
 
 

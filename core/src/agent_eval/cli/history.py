@@ -317,12 +317,13 @@ def _print_comparison(comparison: Comparison, base_ref: str, head_ref: str, alph
         if changes:
             console.print()
             console.print(Text(f"{title} ({len(changes)})", style=style))
-            # one print per section: rich's cost per print, not per line, is what 100,000 changes add up to
-            console.print(Text("\n").join(_change_line(change) for change in changes))
+            # one print per section: rich's cost per print, not per line, is what 100,000 changes add up to;
+            # and the terminal folds a long line, not rich (its wrapping was a third of printing them)
+            console.print(Text("\n").join(_change_line(change) for change in changes), soft_wrap=True)
     if comparison.tool_changes:
         console.print()
         console.print(Text(f"Tool calls changed ({len(comparison.tool_changes)})", style="bold"))
-        console.print(Text("\n").join(_tool_line(change) for change in comparison.tool_changes))
+        console.print(Text("\n").join(_tool_line(change) for change in comparison.tool_changes), soft_wrap=True)
     console.print()
     for line in _paired_lines(comparison, alpha):
         console.print(line)
