@@ -209,3 +209,63 @@ def test_the_page_data_escapes_what_could_end_its_script_element() -> None:
     data = page.split('id="report-data">', 1)[1].split("</script>", 1)[0]
     assert "<" not in data and ">" not in data and "&" not in data
     assert json.loads(data)["cases"][0]["name"] == "</script><script>alert(1)</script>"
+
+
+# --- JUnit written as text --------------------------------------------------------------------------------
+
+
+def _element_tree_junit(report: EvalReport) -> str:
+    """The JUnit document as it was made before: a tree of ElementTree elements, indented and written."""
+    from xml.etree.ElementTree import Element, SubElement, indent, tostring
+
+    from agent_eval._report import junit
+
+    name = junit._suite_name(report)
+    counts = {"tests": str(report.total), "failures": str(report.failed), "errors": str(report.errored)}
+    root = Element("testsuites", {"name": "agent-eval", **counts, "time": junit._seconds(report.total_ms)})
+    attributes = {"name": name, **counts, "skipped": str(report.skipped), "time": junit._seconds(report.total_ms)}
+    if report.started_at:
+        attributes["timestamp"] = report.started_at
+    suite = SubElement(root, "testsuite", junit._one_line_all(attributes))
+    properties = SubElement(suite, "properties")
+    for key, value in junit._properties(report):
+        SubElement(properties, "property", {"name": junit.cell(key), "value": junit.cell(value)})
+    for result in report.cases:
+        case = SubElement(
+            suite,
+            "testcase",
+            junit._one_line_all({"name": result.name, "classname": name, "time": junit._seconds(result.duration_ms)}),
+        )
+        found = junit._case_properties(result)
+        if found:
+            holder = SubElement(case, "properties")
+            for key, value in found:
+                SubElement(holder, "property", {"name": key, "value": junit.cell(value)})
+        why = junit._why(result)
+        if result.status in ("failed", "error"):
+            message = {"message": junit._message(why or result.status), "type": result.status}
+            SubElement(case, "failure" if result.status == "failed" else "error", message).text = junit._details(result)
+        elif result.status == "skipped":
+            SubElement(case, "skipped", {"message": junit._message(why or "skipped")})
+        SubElement(case, "system-out").text = junit._output_text(result)
+    if report.interrupted:
+        SubElement(suite, "system-out").text = junit._interrupted_note(report)
+    indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
+
+
+@PROFILE
+@given(st.data())
+def test_junit_written_as_text_is_what_element_tree_wrote(data: st.DataObject) -> None:
+    from agent_eval._report import junit
+
+    report = report_of(data)
+    report = EvalReport(
+        report.cases,
+        name=report.name,
+        total_ms=data.draw(st.floats(0, 1e7)),
+        started_at=data.draw(st.one_of(st.none(), TEXT)),
+        interrupted=data.draw(st.booleans()),
+        metadata=report.metadata,
+    )
+    assert junit.render(report) == _element_tree_junit(report)
