@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PACKAGES := core $(patsubst %/pyproject.toml,%,$(wildcard plugins/*/pyproject.toml))
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit bench bench-scale clean
 
 $(STAMP): pyproject.toml core/pyproject.toml $(wildcard plugins/*/pyproject.toml)
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ unit: $(STAMP)
 ## (not part of CI; BENCH_ARGS=--quick for a short run)
 bench: $(STAMP)
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
+
+## bench-scale: scenario G alone (the whole run at 10^4..10^6 cases, phase by phase), printed
+bench-scale: $(STAMP)
+	$(BIN)/python bench/scale.py $(SCALE_ARGS)
 
 clean:
 	rm -rf $(VENV) .agent-eval
