@@ -56,11 +56,15 @@ def write_suite(folder: Path, cases: int) -> Path:
     return path
 
 
+#: The command measured: the project's own (``--command`` measures another install, to compare).
+COMMAND = [str(PROJECT_PYTHON.parent / "agent-eval")]
+
+
 def run_once(folder: Path, suite: Path, agent: str) -> dict[str, Any]:
     """One whole run through the CLI: wall seconds, peak MB (wait4) and the phases it reported."""
     out = Path(tempfile.mkdtemp(prefix="run-", dir=folder))
     phases = out / "phases.json"
-    command = [str(PROJECT_PYTHON.parent / "agent-eval"), "run", str(suite)]
+    command = [*COMMAND, "run", str(suite)]
     command += ["--agent", "agents:agent" if agent == "async" else "agents:sync_agent", "--quiet"]
     for flag, name in (("--json", "r.json"), ("--jsonl", "r.jsonl"), ("--junit", "r.xml"), ("--html", "r.html")):
         command += [flag, str(out / name)]
@@ -194,7 +198,10 @@ def main() -> None:
     parser.add_argument("--sizes", default=",".join(str(size) for size in SIZES))
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", type=Path, help="also write the measurements here")
+    parser.add_argument("--command", help="the agent-eval executable to measure (default: the project's)")
     args = parser.parse_args()
+    if args.command:
+        COMMAND[:] = [args.command]
     sizes = tuple(int(size) for size in args.sizes.split(","))
     found = measure(sizes, args.repeats, log=lambda message: print(message, file=sys.stderr, flush=True))
     if args.json:
