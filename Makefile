@@ -12,7 +12,7 @@ DEMO_PACKAGES := core plugins/contains plugins/exact plugins/json plugins/judge 
 DEMO := $(VENV)/.demo
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit bench bench-scale clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,10 @@ unit: $(STAMP)
 ## (not part of CI; BENCH_ARGS=--quick for a short run)
 bench: $(STAMP)
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
+
+## bench-scale: scenario G alone (the whole run at 10^4..10^6 cases, phase by phase), printed
+bench-scale: $(STAMP)
+	$(BIN)/python bench/scale.py $(SCALE_ARGS)
 
 clean:
 	rm -rf $(VENV) .agent-eval

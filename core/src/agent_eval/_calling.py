@@ -156,6 +156,15 @@ def to_evaluation(name: str, value: Any, duration_ms: float) -> Evaluation:
 def _verdict_problem(verdict: Verdict) -> str | None:
     """What is wrong with a Verdict an evaluator returned, or None: each field is checked for its type."""
     passed: Any = verdict.passed
+    score: Any = verdict.score
+    # the common verdict, checked at a glance: the rest of the checks say the same of it
+    if (
+        type(passed) is bool
+        and (verdict.reason is None or type(verdict.reason) is str)
+        and type(verdict.metadata) is dict
+        and (score is None or (type(score) is float and 0.0 <= score <= 1.0))
+    ):
+        return None
     if not isinstance(passed, bool):
         return f"returned Verdict(passed={short_repr(passed)}); passed must be a bool"
     reason: Any = verdict.reason
@@ -164,7 +173,6 @@ def _verdict_problem(verdict: Verdict) -> str | None:
     metadata: Any = verdict.metadata
     if not isinstance(metadata, Mapping):
         return f"returned Verdict(metadata={short_repr(metadata)}); metadata must be a mapping"
-    score: Any = verdict.score
     if score is None:
         return None
     number = isinstance(score, int | float) and not isinstance(score, bool)

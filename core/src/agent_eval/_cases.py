@@ -140,22 +140,32 @@ def check_cases(cases: Iterable[Case | Mapping[str, Any]]) -> Cases:
     if isinstance(cases, Cases):
         return cases
     checker = Checker()
-    built: list[Case] = []
-    for index, value in enumerate(cases):
-        case = coerce(value, index)
+    built = [coerce(value, index) for index, value in enumerate(cases)]
+    names = [case.name for case in built]
+    try:
+        unique = len(set(names)) == len(names)  # most suites: no name to look up case by case
+    except TypeError:  # a name that is not text (reported below) and cannot be hashed
+        unique = False
+    accepting: set[int] = set()  # evaluators (by id) that accept every case: callable, without check_case
+    for index, case in enumerate(built):
         where = case.location or f"case #{index + 1}"
         problem = name_problem(case.name)
-        if problem is None:
+        if problem is None and not unique:
             problem = checker.duplicate(case.name, where)
         if problem is not None:
             checker.problems.append(f"{where}: {problem}")
-        problem = metadata_problem(case.metadata)
-        if problem is not None:
+        metadata = case.metadata
+        if type(metadata) is not dict and (problem := metadata_problem(metadata)) is not None:
             checker.problems.append(f"{where}: case {case.name!r}: {problem}")
-        label = f"case {case.name!r}"
-        checker.problems.extend(f"{where}: {label}: {found}" for found in grading_problems(case))
-        checker.problems.extend(f"{where}: {label}: {found}" for found in checker.evaluator_problems(case))
-        built.append(case)
+        if case.threshold is not None or case.weights:
+            label = f"case {case.name!r}"
+            checker.problems.extend(f"{where}: {label}: {found}" for found in grading_problems(case))
+        evaluators = case.all_evaluators
+        if not all(id(evaluator) in accepting for evaluator in evaluators):
+            found = checker.evaluator_problems(case)
+            label = f"case {case.name!r}"
+            checker.problems.extend(f"{where}: {label}: {problem}" for problem in found)
+            accepting.update(id(e) for e in evaluators if callable(e) and not hasattr(e, "check_case"))
     if checker.problems:
         raise SuiteError(checker.problems)
     return Cases(built)

@@ -298,9 +298,57 @@ def jsonable(value: Any) -> Any:
         return value if math.isfinite(value) else repr(value)
     if kind is int:
         return value if value.bit_length() <= _INT_BITS else int_text(value)
-    if (kind is dict or kind is list or kind is tuple) and not value:
-        return {} if kind is dict else []
+    if kind is dict or kind is list or kind is tuple:
+        if not value:
+            return {} if kind is dict else []
+        try:
+            return _plain(value, 0)
+        except _NotPlain:
+            pass
     return _Writer().value(value, 0)
+
+
+class _NotPlain(Exception):
+    """A value :func:`_plain` leaves to a :class:`_Writer`."""
+
+
+#: :func:`_plain` takes containers at most this deep, of at most this many items each: fewer values
+#: than MAX_VALUES in all, and no container inside itself.
+_PLAIN_DEPTH = 3
+_PLAIN_ITEMS = 64
+
+
+def _plain(value: Any, depth: int) -> Any:
+    """What :class:`_Writer` makes of a small dict, list or tuple of plain JSON values (the metadata of an
+    evaluation, a short list), made without its bookkeeping; anything else raises :class:`_NotPlain`."""
+    if depth >= _PLAIN_DEPTH or len(value) > _PLAIN_ITEMS:
+        raise _NotPlain
+    if type(value) is dict:
+        written = {}
+        for key, item in value.items():
+            if type(key) is not str or not key.isascii():
+                raise _NotPlain
+            kind = type(item)
+            plain = kind is bool or item is None or (kind is str and item.isascii())
+            written[key] = item if plain else _item(item, depth)
+        return written
+    return [
+        item if type(item) is bool or item is None or (type(item) is str and item.isascii()) else _item(item, depth)
+        for item in value
+    ]
+
+
+def _item(item: Any, depth: int) -> Any:
+    kind = type(item)
+    if kind is int and -(1 << 62) < item < 1 << 62:
+        return item
+    if kind is float and math.isfinite(item):
+        return item
+    if kind is str:
+        return _text(item)
+    if kind is dict or kind is list or kind is tuple:
+        return _plain(item, depth + 1) if item else {} if kind is dict else []
+    raise _NotPlain
 
 
 class _Writer:

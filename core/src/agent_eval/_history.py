@@ -19,7 +19,7 @@ import attrs
 from agent_eval import stats
 from agent_eval._errors import AgentEvalError
 from agent_eval._files import make_folder
-from agent_eval._json import dumps
+from agent_eval._json import document
 from agent_eval._model import EvalReport, EvalResult, Status
 
 #: Seconds a writer waits for another process's lock before giving up.
@@ -175,7 +175,7 @@ class History:
     def record(self, report: EvalReport) -> str:
         """Store ``report`` and return its run id (the report's ``metadata["run_id"]`` when set)."""
         # the columns come from the JSON-ready data: its texts all encode (no lone surrogate is left)
-        data = report.to_dict()
+        data = report.summary_dict()
         meta = data["metadata"] = dict(data["metadata"])  # the report's own dicts stay as they are
         run_id = str(meta.get("run_id") or new_run_id())
         meta["run_id"] = run_id
@@ -197,7 +197,8 @@ class History:
             int(report.interrupted),
             *_gate(report),
             *_agent_totals(report),
-            dumps(data),
+            # the report's JSON, joined from each case's own (made once per run for every writer)
+            b"".join(document(data, "cases", report.case_json())).decode("utf-8"),
         )
         with self._connect(create=True) as connection:
             try:

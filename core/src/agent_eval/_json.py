@@ -1,25 +1,94 @@
 """JSON text of agent-eval's data: orjson where it can, the standard library where it cannot.
 
-Only writing: orjson reads ints beyond 64 bits as floats, so reports are read with the standard library.
-
 orjson encodes a large report about ten times faster than ``json`` (it is C, and writes UTF-8 directly);
 it refuses a few things the standard library writes — ints beyond 64 bits, for one — so those
 documents go through ``json`` instead, with the same result. Data reaching here went through
 :func:`agent_eval._codec.jsonable`, so both always succeed.
+
+A report is written from pieces: the JSON of each case is made once (:func:`encode`) and the documents
+that hold every case (the JSON report, the history's copy, the page's data) are joined from those
+pieces by :func:`document`, so no writer encodes a case again or holds a whole document as dicts.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import orjson
 
+#: What :func:`document` puts before each piece of an indented document: the depth of a list's items
+#: under a key of the top object.
+_ITEM_INDENT = b"\n    "
+
+
+def encode(data: Any, *, indent: bool = False) -> bytes:
+    """``data`` as UTF-8 JSON: compact, or indented by two spaces; non-ASCII characters as they are."""
+    try:
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2 if indent else 0)
+    except (TypeError, orjson.JSONEncodeError):
+        separators = None if indent else (",", ":")
+        text = json.dumps(data, ensure_ascii=False, indent=2 if indent else None, separators=separators)
+        return text.encode("utf-8")
+
 
 def dumps(data: Any, *, indent: bool = False) -> str:
     """``data`` as JSON text: compact, or indented by two spaces; non-ASCII characters as they are."""
+    return encode(data, indent=indent).decode("utf-8")
+
+
+def loads(text: str | bytes) -> Any:
+    """The value a JSON text holds (``json.JSONDecodeError`` when it holds none).
+
+    orjson reads an integer beyond 64 bits as a float: a text that may hold one (a run of 19 digits
+    or more, which may also be in a string) is read by the standard library, which keeps it whole.
+    """
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    if _LONG_NUMBER in data.translate(_DIGITS):
+        return json.loads(text)
     try:
-        return orjson.dumps(data, option=orjson.OPT_INDENT_2 if indent else 0).decode("utf-8")
-    except (TypeError, orjson.JSONEncodeError):
-        separators = None if indent else (",", ":")
-        return json.dumps(data, ensure_ascii=False, indent=2 if indent else None, separators=separators)
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)  # the standard library's error says where, as callers expect
+
+
+#: Every byte of a text as :func:`loads` looks at it: digits as "0", anything else as a space.
+_DIGITS = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))
+#: A run of digits no integer orjson reads exactly is shorter than.
+_LONG_NUMBER = b"0" * 19
+
+
+def indented(piece: bytes) -> bytes:
+    """A compact JSON piece of :func:`document` as an indented document holds it (two spaces a level).
+
+    msgspec re-indents JSON text as it is, without reading it into values (ten times faster than
+    decoding and encoding again); for text :func:`encode` made, that is what encoding the values
+    indented makes.
+    """
+    import msgspec
+
+    return msgspec.json.format(piece, indent=2)
+
+
+def document(head: Mapping[str, Any], key: str, pieces: Iterable[bytes], *, indent: bool = False) -> Iterator[bytes]:
+    """The JSON of ``{**head, key: [...]}`` in parts, the list's items given as their own JSON (``pieces``).
+
+    Joined, the parts are exactly what :func:`encode` makes of the whole document: each piece goes in as
+    it is (compact), or with the indentation of its depth (``indent``: pieces made by :func:`indented`).
+    ``head`` must not be empty.
+    """
+    opening = encode(head, indent=indent)
+    if indent:
+        yield opening[:-2] + b",\n  " + encode(key) + b": ["  # without its closing "\n}"
+        separator, closing, empty = b"," + _ITEM_INDENT, b"\n  ]\n}", b"]\n}"
+    else:
+        yield opening[:-1] + b"," + encode(key) + b":["
+        separator, closing, empty = b",", b"]}", b"]}"
+    first = True
+    for piece in pieces:
+        if indent:
+            piece = piece.replace(b"\n", _ITEM_INDENT)  # JSON text holds newlines only between its tokens
+        yield (_ITEM_INDENT if indent and first else separator if not first else b"") + piece
+        first = False
+    yield empty if first else closing

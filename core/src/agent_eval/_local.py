@@ -7,6 +7,7 @@ import builtins
 import contextvars
 import functools
 import inspect
+import itertools
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -65,8 +66,8 @@ class LocalExecutor:
         self.timeout = plan.settings.timeout
         self.emit = emit
         repeat = self.settings.repeat
-        if repeat == 1:
-            pending: Iterator[tuple[int, Case, int]] = ((index, case, 0) for index, case in enumerate(self.cases))
+        if repeat == 1:  # made in C: one shared iterator of (index, case, attempt 0)
+            pending: Iterator[tuple[int, Case, int]] = zip(itertools.count(), self.cases, itertools.repeat(0))
         else:
             pending = ((index, case, n) for index, case in enumerate(self.cases) for n in range(repeat))
         count = min(self.concurrency, len(self.cases) * repeat)
@@ -161,8 +162,12 @@ class LocalExecutor:
         trajectory.set(calls)
         slot[0] = case.name
         slot[1] = "agent"
+        agent = self.agent
         try:
-            output = await self._call_agent(case, attempt)
+            if self.timeout is None and agent.is_async:  # the common case, without a coroutine in between
+                output = await (agent.func(case.input, self.ctx) if agent.with_context else agent.func(case.input))
+            else:
+                output = await self._call_agent(case, attempt)
         except _Timeout:
             return _errored(case, f"timed out after {self.timeout:g} s", start, calls)
         except BaseException as error:  # whatever the agent raised is its case's error, but a real cancel
@@ -256,7 +261,12 @@ class LocalExecutor:
         call = self._call_of(evaluator)
         start = time.perf_counter()
         try:
-            value = await self._invoke(call, output, ectx)
+            if call.inline and not call.is_async:  # a cheap sync evaluator: called here, no coroutine made
+                value = call.func(output, ectx) if call.with_context else call.func(output)
+                if type(value) not in _PLAIN and inspect.isawaitable(value):
+                    value = await value
+            else:
+                value = await self._invoke(call, output, ectx)
         except Skip as skip:
             return Evaluation(call.name, "skipped", reason=skip.reason, duration_ms=_ms(start))
         except BaseException as error:  # whatever the evaluator raised is its evaluation's error, but a real cancel
@@ -276,7 +286,7 @@ class LocalExecutor:
                 metadata=metadata,
                 frames=frames_of(error),
             )
-        return to_evaluation(call.name, value, _ms(start))
+        return to_evaluation(call.name, value, (time.perf_counter() - start) * 1000)
 
     async def _evaluate_all(
         self, evaluators: Sequence[Any], output: Any, ectx: EvaluatorContext
@@ -354,16 +364,22 @@ def _with_run(result: EvalResult, run: AgentRun) -> EvalResult:
 
 def _assemble(case: Case, output: Any, evaluations: Sequence[Evaluation], duration_ms: float) -> EvalResult:
     """One case's result from its evaluations, by the rules of the contract (see :func:`agent_eval._grading.grade`)."""
-    graded = grade(evaluations, case.weights, case.threshold)
+    if len(evaluations) == 1 and case.threshold is None:  # graded as grade() does, without its record
+        only = evaluations[0]
+        status, score, reason = only.status, only.score, only.reason
+        error = f"{only.name}: {only.error}" if only.error else None
+    else:
+        graded = grade(evaluations, case.weights, case.threshold)
+        status, score, reason, error = graded.status, graded.score, graded.reason, graded.error
     return EvalResult(
         case.name,
         case.input,
         output=output,
         expected=case.expected,
-        status=graded.status,
-        score=graded.score,
-        reason=graded.reason,
-        error=graded.error,
+        status=status,
+        score=score,
+        reason=reason,
+        error=error,
         duration_ms=duration_ms,
         metadata=case.metadata,
         evaluations=evaluations,

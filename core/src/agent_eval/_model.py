@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import sys
-import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal
 
 import attrs
@@ -187,14 +185,6 @@ class Attempt:
         return attempt
 
 
-#: Each live result's JSON-ready dict, by ``id``, with a weak reference that forgets it with the result.
-_written: dict[int, tuple[weakref.ref[Any], dict[str, Any]]] = {}
-
-
-def _forget(key: int, _: Any) -> None:
-    _written.pop(key, None)
-
-
 @attrs.frozen
 class EvalResult:
     """The outcome of one case: the agent's output and every evaluation of it.
@@ -230,6 +220,8 @@ class EvalResult:
     attempts: tuple[Attempt, ...] = attrs.field(default=(), converter=tuple_of, kw_only=True, metadata=records(Attempt))
     #: The case's fingerprint (see :attr:`Case.fingerprint`), for resuming a run.
     fingerprint: str | None = attrs.field(default=None, kw_only=True)
+    #: This result's JSON, made once (see :func:`case_json`).
+    _json: bytes | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
     @property
     def passed(self) -> bool:
@@ -257,18 +249,11 @@ class EvalResult:
         return [attempt.status == "passed" for attempt in self.attempts if attempt.status != "skipped"]
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of this result (made once per result: do not change it; copy it)."""
-        key = id(self)
-        known = _written.get(key)
-        if known is not None and known[0]() is self:
-            return known[1]
+        """A JSON-ready dict of this result."""
         derived: dict[str, Any] = {"passed": self.passed}
         if self.attempts:
             derived.update(pass_fraction=self.pass_fraction, flaky=self.flaky)
-        data = codec_of(EvalResult).to_dict(self, derived)
-        # a run writes each result several times (its --jsonl line, the JSON report, the history, the page)
-        _written[key] = (weakref.ref(self, functools.partial(_forget, key)), data)
-        return data
+        return codec_of(EvalResult).to_dict(self, derived)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalResult:
@@ -298,6 +283,8 @@ class EvalReport:
     skipped: int = attrs.field(init=False)
     #: The cases' JSON-ready dicts, made once: every report writer of a run reads the same ones.
     _case_dicts: list[dict[str, Any]] | None = attrs.field(default=None, init=False, eq=False, repr=False)
+    #: Figures over every case (stats, usage, ...), each worked out once: every writer shows them.
+    _figures: dict[str, Any] = attrs.field(factory=dict, init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         counts = dict.fromkeys(STATUSES, 0)
@@ -331,24 +318,38 @@ class EvalReport:
 
         See :func:`agent_eval._run_stats.run_stats` for every key; undefined values are None.
         """
-        from agent_eval._run_stats import run_stats
+        stats = self._figures.get("stats")
+        if stats is None:
+            from agent_eval._run_stats import run_stats
 
-        return run_stats(self.cases)
+            stats = self._figures["stats"] = run_stats(self.cases)
+        return {key: dict(value) if isinstance(value, dict) else value for key, value in stats.items()}
 
     @property
     def usage(self) -> dict[str, int]:
         """Token usage summed over every evaluation that reported ``usage``."""
-        return sum_usage(e.metadata.get("usage") for r in self.cases for e in r.evaluations)
+        usage = self._figures.get("usage")
+        if usage is None:
+            usage = self._figures["usage"] = sum_usage(
+                e.metadata.get("usage") for r in self.cases for e in r.evaluations if e.metadata
+            )
+        return dict(usage)
 
     @property
     def agent_usage(self) -> Usage | None:
         """The agents' token usage summed over the cases (a repeated case's sums its attempts); None if none had one."""
-        return total_usage(result.usage for result in self.cases)
+        if "agent_usage" not in self._figures:
+            self._figures["agent_usage"] = total_usage(result.usage for result in self.cases)
+        usage: Usage | None = self._figures["agent_usage"]
+        return usage
 
     @property
     def cost_usd(self) -> float | None:
         """What the agents' work cost in US dollars, summed over the cases; None when no case reported a cost."""
-        return total_cost(result.cost_usd for result in self.cases)
+        if "cost_usd" not in self._figures:
+            self._figures["cost_usd"] = total_cost(result.cost_usd for result in self.cases)
+        cost: float | None = self._figures["cost_usd"]
+        return cost
 
     def case_dicts(self) -> list[dict[str, Any]]:
         """Each case as :meth:`EvalResult.to_dict` writes it, worked out once per report (do not change them)."""
@@ -356,6 +357,10 @@ class EvalReport:
             object.__setattr__(self, "_case_dicts", [case.to_dict() for case in self.cases])
         assert self._case_dicts is not None
         return self._case_dicts
+
+    def case_json(self) -> Iterator[bytes]:
+        """Each case's JSON (:func:`case_json`), in order: what the writers of a run join into documents."""
+        return (case_json(case) for case in self.cases)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the whole report; :meth:`from_dict` loads it back.
@@ -385,9 +390,12 @@ class EvalReport:
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """The report as a JSON document (indented by two spaces, or compact with ``indent=None``)."""
-        from agent_eval._json import dumps
+        from agent_eval._json import document, indented
 
-        return dumps(self.to_dict(), indent=indent is not None)
+        pieces = self.case_json()
+        if indent is not None:
+            pieces = (indented(piece) for piece in pieces)
+        return b"".join(document(self.summary_dict(), "cases", pieces, indent=indent is not None)).decode("utf-8")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalReport:
@@ -420,6 +428,19 @@ def parse_json(text: str) -> Any:
         raise InvalidRecord("not an agent-eval report: its JSON nests too deeply to read") from None
     except ValueError:  # the only other thing json.loads refuses: an integer too long to convert
         raise InvalidRecord("not an agent-eval report: it holds an integer of more than 4,300 digits") from None
+
+
+def case_json(result: EvalResult) -> bytes:
+    """``result.to_dict()`` as compact JSON, made once per result: a run writes each result several times
+    (its --jsonl line, the history, the JSON report, the page), and only this text is kept meanwhile."""
+    text = result._json
+    if text is None:
+        from agent_eval._json import encode
+
+        # a copy of exactly its size: orjson hands back its whole working buffer (8 KiB for a short text)
+        text = memoryview(encode(result.to_dict())).tobytes()
+        object.__setattr__(result, "_json", text)
+    return text
 
 
 _MAX_COUNT = 2**63

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 import yaml
 
 Path_ = tuple[str | int, ...]
@@ -241,6 +242,89 @@ def load_json(text: str) -> Any:
             raise SourceError(_TOO_DEEP, *line_column(text, offset))
     _no_lone_surrogates(text, data, lambda: json_positions(text))
     return data
+
+
+#: Bytes of a text as :class:`LinesScreen` sees them: digits as "0", JSON's spaces (but the newline) as
+#: "w", the colon as "c", anything else as ".".
+_CLASSES = bytes(48 if 48 <= i <= 57 else 119 if i in b" \t\r" else 99 if i == 58 else 46 for i in range(256))
+
+
+class LinesScreen:
+    """What a JSON Lines text holds that :func:`quick_json` cannot read as :func:`load_json` does,
+    looked for once in the whole text (and again in a line only when the whole text holds it).
+
+    orjson reads most lines ten times faster than the standard library, and exactly as it does: the
+    same values, and an error where it refuses. It differs on integers of more than 64 bits (it makes
+    them floats) and it keeps the last of two equal keys instead of refusing the line. The second is
+    found by counting: with no escape ``\\u`` and no space before a colon, the text holds ``":`` once
+    per key and once per ``\\":`` inside its strings, and so does orjson's re-encoding of what it
+    read, minus the keys it dropped.
+    """
+
+    def __init__(self, text: str) -> None:
+        data = text.encode("utf-8")
+        classes = data.translate(_CLASSES)
+        self.escapes = b"\\u" in data or b"\\U" in data
+        self.spaced_colons = b"wc" in classes
+        self.long_numbers = b"0" * _LONG_DIGITS in classes
+        self.anywhere = self.escapes or self.spaced_colons or self.long_numbers
+
+    def plain(self, line: str) -> bool:
+        """True when ``line`` holds nothing the screen looks for."""
+        if not self.anywhere:
+            return True
+        if self.escapes and ("\\u" in line or "\\U" in line):
+            return False
+        classes = line.encode("utf-8").translate(_CLASSES)
+        if self.spaced_colons and b"wc" in classes:
+            return False
+        return not (self.long_numbers and b"0" * _LONG_DIGITS in classes)
+
+
+#: Integers of more digits than this may not fit in 64 bits: orjson reads those as floats.
+_LONG_DIGITS = 19
+#: What :func:`quick_json` returns for a line it leaves to :func:`load_json`.
+UNSURE = object()
+
+
+def json_lines(text: str) -> list[tuple[int, str, Any]]:
+    """Each line of JSON Lines text that is not blank: its number, its text, and its value as
+    :func:`load_json` reads it, or :data:`UNSURE` when reading it takes :func:`load_json` (a problem to
+    report with its position, a line the screen flags, a line that may hold a key twice).
+
+    Lines end at "\\n" only: JSON strings may hold U+2028, U+2029 or U+0085, where str.splitlines would cut.
+    """
+    screen = LinesScreen(text)
+    plain = not screen.anywhere
+    found: list[tuple[int, str, Any]] = []
+    quick: list[int] = []  # where the lines orjson read are in ``found``
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip(_JSON_SPACE):
+            continue
+        value = UNSURE
+        if line.count("[") + line.count("{") <= MAX_DEPTH and (plain or screen.plain(line)):
+            try:
+                value = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                pass
+            else:
+                quick.append(len(found))
+        found.append((number, line, value))
+    if quick and not _keys_agree([found[at] for at in quick]):
+        for at in quick:  # some line holds a key twice: the precise parser is to find which, and say where
+            if not _keys_agree([found[at]]):
+                found[at] = (found[at][0], found[at][1], UNSURE)
+    return found
+
+
+_JSON_SPACE = " \t\r"
+
+
+def _keys_agree(lines: list[tuple[int, str, Any]]) -> bool:
+    """True when the lines (read by orjson) hold no key twice in one object: as many ``":`` in their
+    text as in orjson's encoding of their values (see :class:`LinesScreen`)."""
+    written = sum(line.count('":') for _, line, _ in lines)
+    return written == orjson.dumps([value for _, _, value in lines]).count(b'":')
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

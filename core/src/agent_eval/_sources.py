@@ -11,9 +11,17 @@ from typing import Any
 
 from agent_eval._errors import FileReadError, SuiteError
 from agent_eval._files import MAX_BYTES, display, read_text_file
-from agent_eval._sourcemap import Path_, Position, SourceError, json_positions, load_json, load_yaml
+from agent_eval._sourcemap import (
+    UNSURE,
+    Path_,
+    Position,
+    SourceError,
+    json_lines,
+    json_positions,
+    load_json,
+    load_yaml,
+)
 
-_JSON_SPACE = " \t\r"
 FORMATS = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
 #: The columns of a CSV cases file that are a case's own; every other column is metadata.
 CSV_COLUMNS = ("name", "input", "expected")
@@ -28,7 +36,7 @@ class Source:
         self.path = path
         self.data = data
         self._positions = positions
-        self._text = text
+        self.text = text
         #: ``file:line:col`` of the value that pointed at this file (``cases: data.jsonl``), if any.
         self.origin = origin
 
@@ -45,7 +53,7 @@ class Source:
     def where(self, at: Path_) -> str:
         """``file:line:column`` of the value at ``at`` (or of the nearest enclosing one)."""
         if self._positions is None:
-            self._positions = _safe_json_positions(self._text)
+            self._positions = _safe_json_positions(self.text)
         for end in range(len(at), -1, -1):
             position = self._positions.get(at[:end])
             if position is not None:
@@ -66,6 +74,8 @@ class Source:
 class LineSource(Source):
     """One line of a JSONL file: positions are that line's."""
 
+    __slots__ = ("number",)
+
     def __init__(self, path: Path, data: Any, text: str, number: int, origin: str | None = None) -> None:
         super().__init__(path, data, None, text, origin)
         self.number = number
@@ -84,6 +94,8 @@ class LineSource(Source):
 
 class RowSource(Source):
     """One row of a CSV file, as a case: every place in it is the line the row starts on."""
+
+    __slots__ = ("number",)
 
     def __init__(self, path: Path, data: Any, number: int, origin: str | None = None) -> None:
         super().__init__(path, data, {}, "", origin)
@@ -124,6 +136,10 @@ class Place:
     def where(self) -> str:
         """``file:line:column``."""
         return self.source.where(self.at)
+
+    def name_where(self) -> str:
+        """``file:line:column`` of the ``name`` here (a case's): worked out only when a message needs it."""
+        return self.source.where((*self.at, "name"))
 
     def location(self) -> str:
         """``file:line`` (or the file alone, for JSON)."""
@@ -166,18 +182,22 @@ def _read(path: Path) -> tuple[str, str]:
 
 
 def _parse_lines(path: Path, text: str, origin: str | None) -> list[Source]:
+    """One source per line that is not blank; every line that is not JSON is a problem, in line order.
+
+    Most lines are read by orjson (:func:`agent_eval._sourcemap.json_lines`); the others by the parser
+    that says where a problem is.
+    """
     sources: list[Source] = []
-    problems: list[str] = []
+    problems = []
     note = f" (from {origin})" if origin else ""
-    # Lines end at "\n" only: JSON strings may hold U+2028, U+2029 or U+0085, where str.splitlines would cut.
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip(_JSON_SPACE):
-            continue
-        try:
-            data = load_json(line)
-        except SourceError as error:
-            problems.append(f"{path}:{number}:{error.column}: {error.message}{note}")
-            continue
+    for number, line, value in json_lines(text):
+        data = value
+        if data is UNSURE:
+            try:
+                data = load_json(line)
+            except SourceError as error:
+                problems.append(f"{path}:{number}:{error.column}: {error.message}{note}")
+                continue
         sources.append(LineSource(path, data, line, number, origin))
     if problems:
         raise SuiteError(problems, source=str(path))

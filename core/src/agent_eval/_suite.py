@@ -6,6 +6,7 @@ Parsed data holds plain dicts (JSON and YAML give nothing else), so it is checke
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 from pathlib import Path
@@ -190,15 +191,32 @@ class _Shared:
     evaluators: list[tuple[Any, float]] = attrs.Factory(list)
     entries: Any = None
     threshold: float | None = None
+    #: ``repr(entries)``, for each case's fingerprint.
+    entries_text: str = attrs.field(init=False)
+
+    @entries_text.default
+    def _entries_text(self) -> str:
+        return repr(self.entries)
+
+
+_CASE_KEYS = frozenset(CASE_KEYS)
 
 
 class _CaseReader:
-    """Reads one case after another: keys, name, input, metadata, evaluators, then the shared checks."""
+    """Reads one case after another: keys, name, input, metadata, evaluators, then the shared checks.
+
+    A suite of many cases repeats a few evaluator lists: each list is read once (by its text), and a
+    case's texts for messages are made only when there is a problem to tell.
+    """
 
     def __init__(self, problems: _Problems, entries: EntryReader, checker: Checker) -> None:
         self.problems = problems
         self.entries = entries
         self.checker = checker
+        #: The evaluators and weights each evaluator list gave (read without a problem), by its repr, for
+        #: the cases of one suite (``_shared``).
+        self._graded_lists: dict[str, tuple[tuple[Any, ...], tuple[float, ...]]] = {}
+        self._shared: _Shared | None = None
 
     def read(self, place: Place, index: int, shared: _Shared) -> Case | None:
         data = place.value
@@ -206,58 +224,85 @@ class _CaseReader:
             message = f"a case is a mapping with 'name', 'input', 'evaluators'; got {kind_of(data)}"
             self.problems.add(place, message)
             return None
-        named = isinstance(data.get("name"), str) and data["name"].strip()
-        label = f"case {data['name']!r}" if named else f"case #{index + 1}"
         count = len(self.problems.lines)
-        for key in data:
-            if key not in CASE_KEYS:
-                hint = did_you_mean(str(key), CASE_KEYS)
-                message = f"{label}: unknown key {key!r}.{hint} A case has: {', '.join(CASE_KEYS)}"
-                self.problems.add(place.child(key, KEY), message)
-        name = self._name(place, data, index, label)
+        if not data.keys() <= _CASE_KEYS:
+            for key in data:
+                if key not in _CASE_KEYS:
+                    hint = did_you_mean(str(key), CASE_KEYS)
+                    message = f"{_label(data, index)}: unknown key {key!r}.{hint} A case has: {', '.join(CASE_KEYS)}"
+                    self.problems.add(place.child(key, KEY), message)
+        name = self._name(place, data, index)
         if "input" not in data:
-            self.problems.add(place, f"{label}: missing 'input'")
+            self.problems.add(place, f"{_label(data, index)}: missing 'input'")
         metadata = data.get("metadata")
-        problem = metadata_problem(metadata)
-        if problem:
-            self.problems.add(place.child("metadata"), f"{label}: {problem}")
-        own = self.evaluator_list(place.child("evaluators"), data.get("evaluators"), label)
-        if "evaluator" in data:
-            own = self.evaluator_list(place.child("evaluator"), [data["evaluator"]], label, single=True) + own
+        if metadata is not None and (problem := metadata_problem(metadata)):
+            self.problems.add(place.child("metadata"), f"{_label(data, index)}: {problem}")
+        entries_text = repr(data.get("evaluators"))
+        evaluators, weights = self._graded(place, data, index, shared, entries_text)
         threshold = data.get("threshold")
         if threshold is None:
             threshold = shared.threshold
         elif problem := threshold_problem(threshold):
-            self.problems.add(place.child("threshold"), f"{label}: {problem}")
+            self.problems.add(place.child("threshold"), f"{_label(data, index)}: {problem}")
         if name is not None:
-            duplicate = self.checker.duplicate(name, place.child("name").where)
+            duplicate = self.checker.duplicate(name, place.name_where)
             if duplicate:
                 self.problems.add(place.child("name"), duplicate)
                 return None
         if len(self.problems.lines) > count or name is None:
             return None
-        graded = (*shared.evaluators, *own)
         case = Case(
             name,
             data.get("input"),
             expected=data.get("expected"),
-            evaluators=tuple(evaluator for evaluator, _ in graded),
+            evaluators=evaluators,
             metadata=metadata or {},
             location=place.location(),
-            fingerprint=fingerprint(name, data, shared.entries, threshold),
-            weights=tuple(weight for _, weight in graded) if any(weight != 1 for _, weight in graded) else (),
+            fingerprint=_fingerprint(name, data, entries_text, shared.entries_text, threshold),
+            weights=weights,
             threshold=None if threshold is None else float(threshold),
         )
-        for problem in self.checker.evaluator_problems(case):
-            self.problems.add(place, f"{label}: {problem}")
+        for evaluator in case.all_evaluators:  # most evaluators have no check_case: no call to make
+            if not callable(evaluator) or hasattr(evaluator, "check_case"):
+                for problem in self.checker.evaluator_problems(case):
+                    self.problems.add(place, f"{_label(data, index)}: {problem}")
+                break
         return case
 
-    def _name(self, place: Place, data: dict[str, Any], index: int, label: str) -> str | None:
-        name = data.get("name", f"#{index + 1}")
+    def _graded(
+        self, place: Place, data: dict[str, Any], index: int, shared: _Shared, entries_text: str
+    ) -> tuple[tuple[Any, ...], tuple[float, ...]]:
+        """The case's evaluators and their weights (none when all weigh 1): the suite's, its ``evaluator``,
+        its ``evaluators``. A case without ``evaluator`` whose list was read before without a problem
+        gets what that list gave."""
+        alone = "evaluator" not in data
+        if alone and shared is self._shared:
+            known = self._graded_lists.get(entries_text)
+            if known is not None:
+                return known
+        count = len(self.problems.lines)
+        label = _label(data, index)
+        own = self.evaluator_list(place.child("evaluators"), data.get("evaluators"), label)
+        if not alone:
+            own = self.evaluator_list(place.child("evaluator"), [data["evaluator"]], label, single=True) + own
+        graded = (*shared.evaluators, *own)
+        evaluators = tuple(evaluator for evaluator, _ in graded)
+        weights = tuple(weight for _, weight in graded) if any(weight != 1 for _, weight in graded) else ()
+        if alone and len(self.problems.lines) == count:
+            if shared is not self._shared:
+                self._shared, self._graded_lists = shared, {}
+            self._graded_lists[entries_text] = (evaluators, weights)
+        return evaluators, weights
+
+    def _name(self, place: Place, data: dict[str, Any], index: int) -> str | None:
+        name = data["name"] if "name" in data else f"#{index + 1}"
+        if type(name) is str and name.strip():
+            return name
         if isinstance(name, int) and not isinstance(name, bool):
             return str(name)
         if not isinstance(name, str) or not name.strip():
-            self.problems.add(place.child("name"), f"{label}: 'name' must be a non-empty string, got {kind_of(name)}")
+            message = f"{_label(data, index)}: 'name' must be a non-empty string, got {kind_of(name)}"
+            self.problems.add(place.child("name"), message)
             return None
         return name
 
@@ -279,6 +324,12 @@ class _CaseReader:
         return built
 
 
+def _label(data: dict[str, Any], index: int) -> str:
+    """How messages name a case: by its name, else by its number."""
+    named = isinstance(data.get("name"), str) and data["name"].strip()
+    return f"case {data['name']!r}" if named else f"case #{index + 1}"
+
+
 def fingerprint(name: str, data: dict[str, Any], shared_entries: Any, threshold: Any = None) -> str:
     """What makes a case the same case from one run to the next: its name, input, expected answer, the
     evaluator entries that grade it (the suite's shared ones included), as written in the file, and the
@@ -286,11 +337,16 @@ def fingerprint(name: str, data: dict[str, Any], shared_entries: Any, threshold:
 
     ``--resume`` takes a finished case over only when its fingerprint is unchanged.
     """
-    import hashlib
+    return _fingerprint(name, data, repr(data.get("evaluators")), repr(shared_entries), threshold)
 
-    graded = (name, data.get("input"), data.get("expected"), data.get("evaluator"), data.get("evaluators"))
-    # without a threshold, as before thresholds came: a run recorded then still resumes
-    described = repr((*graded, shared_entries) if threshold is None else (*graded, shared_entries, threshold))
+
+def _fingerprint(name: str, data: dict[str, Any], entries_text: str, shared_text: str, threshold: Any) -> str:
+    """:func:`fingerprint` from the reprs a reader has made already (``repr`` of a tuple joins its items')."""
+    described = f"({name!r}, {data.get('input')!r}, {data.get('expected')!r}, {data.get('evaluator')!r}, "
+    if threshold is None:  # without a threshold, as before thresholds came: a run recorded then still resumes
+        described += f"{entries_text}, {shared_text})"
+    else:
+        described += f"{entries_text}, {shared_text}, {threshold!r})"
     return hashlib.blake2b(described.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
 
 

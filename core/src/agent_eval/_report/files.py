@@ -1,4 +1,4 @@
-"""Writing report files safely: atomically, or one flushed line at a time.
+"""Writing report files safely: atomically (in parts, as they are made), or one line at a time.
 
 A path may also name a FIFO or a character device (``/dev/stdout``, ``/dev/null``, a pipe another
 program reads): the report is then written through to it, never put in its place. A FIFO that no
@@ -13,23 +13,26 @@ import errno
 import os
 import secrets
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from agent_eval._json import dumps
+from agent_eval._json import encode
 
 
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``.
+def write_atomic(path: str | Path, text: str | Iterable[bytes]) -> None:
+    """Write ``text`` (or UTF-8 parts, written one after another) to ``path`` through a temporary file in
+    the same folder and ``os.replace``.
 
     A reader sees the old file or the new one, never half of one; on error the old file stays.
     A FIFO or a character device is written through instead; a symbolic link keeps pointing at the
-    file, which is replaced.
+    file, which is replaced. Parts let a large report be written as it is made, never held whole.
     """
+    parts: Iterable[bytes] = (text.encode("utf-8"),) if isinstance(text, str) else text
     target = Path(path)
     if _is_stream(target):
         with _open_stream(target) as stream:
-            stream.write(text)
+            _write_parts(stream, parts)
         return
     target = Path(os.path.realpath(target)) if target.is_symlink() else target
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -37,8 +40,8 @@ def write_atomic(path: str | Path, text: str) -> None:
     # os.open with 0o666 lets the umask decide the permissions, as for any file the user writes
     handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb", buffering=_BUFFER) as stream:
+            _write_parts(stream, parts)
             stream.flush()
             os.fsync(stream.fileno())
         temporary.replace(target)
@@ -48,28 +51,45 @@ def write_atomic(path: str | Path, text: str) -> None:
         raise
 
 
-_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+#: Bytes gathered before each write of :func:`write_atomic` (a large report is written in many parts).
+_BUFFER = 1 << 20
+
+
+def _write_parts(stream: IO[bytes], parts: Iterable[bytes]) -> None:
+    write = stream.write
+    for part in parts:
+        write(part)
+
+
+_LINE_BREAKS = ((b"\xc2\x85", b"\\u0085"), (b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029"))
 
 
 class LineWriter:
-    """Appends one JSON object per line, flushed at once, so a crash loses no finished line."""
+    """Appends one JSON object per line, each handed to the operating system at once (one ``write``, no
+    buffer in this process), so a crash loses no finished line."""
 
     def __init__(self, path: str | Path) -> None:
         target = Path(path)
         if _is_stream(target):
-            self._stream: IO[str] = _open_stream(target)
+            self._stream: IO[bytes] = _open_stream(target, buffering=0)
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
-            self._stream = target.open("a", encoding="utf-8", newline="\n")
+            self._stream = target.open("ab", buffering=0)
 
     def write(self, record: dict[str, Any]) -> None:
-        """Append ``record`` as one line and flush it to the operating system."""
-        line = dumps(record)
+        """Append ``record`` as one line."""
+        self.write_line(encode(record))
+
+    def write_line(self, line: bytes) -> None:
+        """Append a line of compact JSON (without its newline)."""
         if not line.isascii():
             # JSON leaves these three unescaped, and str.splitlines (and other readers) end a line at each
-            line = line.translate(_LINE_BREAKS)
-        self._stream.write(line + "\n")
-        self._stream.flush()
+            for char, escape in _LINE_BREAKS:
+                line = line.replace(char, escape)
+        data = memoryview(line + b"\n")
+        while data:  # an unbuffered write may take less than it is given
+            written = self._stream.write(data)
+            data = data[written or 0 :]
 
     def close(self) -> None:
         """Close the file."""
@@ -92,7 +112,7 @@ def _is_stream(path: Path) -> bool:
     raise OSError(errno.EINVAL, f"{what}; give the path of a file to write", str(path))
 
 
-def _open_stream(path: Path) -> IO[str]:
+def _open_stream(path: Path, *, buffering: int = _BUFFER) -> IO[bytes]:
     """Open a FIFO or a device for writing without waiting for a reader that may never come."""
     try:
         handle = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
@@ -101,4 +121,4 @@ def _open_stream(path: Path) -> IO[str]:
             raise OSError(errno.ENXIO, "a FIFO that no program is reading", str(path)) from None
         raise
     os.set_blocking(handle, True)
-    return os.fdopen(handle, "w", encoding="utf-8", newline="\n")
+    return os.fdopen(handle, "wb", buffering=buffering)

@@ -17,13 +17,15 @@ import base64
 import functools
 import hashlib
 import json
+from collections.abc import Iterator
 from html import escape
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from agent_eval._codec import display_text, jsonable
-from agent_eval._model import STATUSES, EvalReport
+from agent_eval._json import document, encode, loads
+from agent_eval._model import STATUSES, EvalReport, EvalResult, case_json
 from agent_eval._report.console import format_duration, repeat_figures
 from agent_eval._report.files import write_atomic
 from agent_eval._report.markdown import gate
@@ -51,40 +53,46 @@ _META_LABELS = {
     "concurrency": "Concurrency",
     "timeout": "Timeout (s)",
 }
-_JSON_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+_JSON_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
+#: A case whose JSON is at most this long holds no text, nor value written as JSON text (which
+#: ``json.dumps`` spaces out, at most doubling it), longer than DISPLAY_LIMIT.
+_SHORT = DISPLAY_LIMIT // 2
 
 
 def write(report: EvalReport, path: str | Path) -> None:
-    """Write the report as one self-contained HTML file, atomically."""
-    write_atomic(path, render(report))
+    """Write the report as one self-contained HTML file, atomically, case by case."""
+    write_atomic(path, parts(report))
 
 
 def render(report: EvalReport) -> str:
     """The whole page: summary, filters, search and the table of cases."""
+    return b"".join(parts(report)).decode("utf-8")
+
+
+def parts(report: EvalReport) -> Iterator[bytes]:
+    """The page in parts (UTF-8): the page around the data, and the data a case at a time."""
     script = _asset("report.js")
     title = f"{_suite_name(report)} — {report.passed}/{report.total} passed · agent-eval"
-    return "\n".join(
-        [
-            "<!DOCTYPE html>",
-            '<html lang="en">',
-            "<head>",
-            '<meta charset="utf-8">',
-            f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(script)}">',
-            '<meta name="referrer" content="no-referrer">',
-            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            f"<title>{escape(title)}</title>",
-            f"<style>\n{_asset('report.css')}</style>",
-            "</head>",
-            "<body>",
-            _header(report),
-            _main(report),
-            f'<script type="application/json" id="report-data">{embed_json(page_data(report))}</script>',
-            f"<script>{script}</script>",
-            "</body>",
-            "</html>",
-            "",
-        ]
-    )
+    head = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(script)}">',
+        '<meta name="referrer" content="no-referrer">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{escape(title)}</title>",
+        f"<style>\n{_asset('report.css')}</style>",
+        "</head>",
+        "<body>",
+        _header(report),
+        _main(report),
+        '<script type="application/json" id="report-data">',
+    ]
+    yield "\n".join(head).encode("utf-8")
+    for part in document(_record(report.summary_dict()), "cases", (_case_piece(case) for case in report.cases)):
+        yield _safe(part)
+    yield "\n".join(["</script>", f"<script>{script}</script>", "</body>", "</html>", ""]).encode("utf-8")
 
 
 def content_security_policy(script: str) -> str:
@@ -98,16 +106,38 @@ def content_security_policy(script: str) -> str:
 
 def embed_json(data: Any) -> str:
     """``data`` as JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` left."""
-    from agent_eval._json import dumps
+    return _safe(encode(data)).decode("utf-8")
 
-    return dumps(data).translate(_JSON_ESCAPES)
+
+def _safe(text: bytes) -> bytes:
+    """JSON text with ``<``, ``>`` and ``&`` escaped (``\\u003c``...): no ``</script>`` can end the element."""
+    for char, escaped in _JSON_ESCAPES:
+        if char in text:
+            text = text.replace(char, escaped)
+    return text
 
 
 def page_data(report: EvalReport) -> dict[str, Any]:
     """The report as the page's script reads it: :meth:`EvalReport.to_dict` with every text made to show."""
-    data = report.to_dict()
-    cases = [_case_data(case) for case in data.pop("cases")]
-    return {"cases": cases, **_record(data)}
+    pieces = (_case_piece(case) for case in report.cases)
+    data: dict[str, Any] = loads(b"".join(document(_record(report.summary_dict()), "cases", pieces)))
+    return data
+
+
+def _case_piece(result: EvalResult) -> bytes:
+    """A case's data for the page, as JSON: :func:`_case_data` of its dict.
+
+    Most cases need nothing made to show: their JSON holds only printable text without escapes, and is
+    too short for any of its texts (or values written as JSON text) to reach the cap. Their JSON is the
+    result's own, as the other reports wrote it; the rest are made to show value by value.
+    """
+    body = case_json(result)
+    if not result.tool_calls and not result.attempts and len(body) <= _SHORT and b"\\" not in body:
+        # no backslash: no escape, so no control character; in ASCII that leaves only DEL to look for
+        printable = b"\x7f" not in body if body.isascii() else body.decode("utf-8").isprintable()
+        if printable:
+            return body
+    return encode(_case_data(loads(body)))
 
 
 def _case_data(case: dict[str, Any]) -> dict[str, Any]:

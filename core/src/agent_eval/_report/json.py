@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from agent_eval._agent_run import ToolCall
 from agent_eval._codec import InvalidRecord, codec_of, jsonable, paused_gc
 from agent_eval._files import MAX_REPORT_BYTES, read_text_file
-from agent_eval._model import Attempt, EvalReport, EvalResult, Status, parse_json
+from agent_eval._json import document, encode, indented
+from agent_eval._model import Attempt, EvalReport, EvalResult, Status, case_json, parse_json
 from agent_eval._report.files import LineWriter, write_atomic
 from agent_eval._text import kind_of
 
@@ -20,8 +21,15 @@ _TOO_LARGE = "give the run's id in the history instead of its report file"
 
 
 def write(report: EvalReport, path: str | Path) -> None:
-    """Write the whole report as JSON, atomically."""
-    write_atomic(path, report.to_json() + "\n")
+    """Write the whole report as JSON (as :meth:`EvalReport.to_json` makes it), atomically, case by case."""
+    write_atomic(path, parts(report))
+
+
+def parts(report: EvalReport) -> Iterator[bytes]:
+    """The JSON report (indented, then a newline) in parts: no more than one case's text at a time."""
+    pieces = (indented(piece) for piece in report.case_json())
+    yield from document(report.summary_dict(), "cases", pieces, indent=True)
+    yield b"\n"
 
 
 def read(path: str | Path) -> EvalReport:
@@ -238,18 +246,30 @@ def read_lines(path: str | Path) -> EvalReport:
 
 
 class CaseStream:
-    """``--jsonl``: one line per case as it finishes, then one summary line."""
+    """``--jsonl``: one line per case as it finishes, then one summary line.
+
+    A case's line is ``{"type": "case", "run": {...}, "index": N, **result.to_dict()}``, joined from the
+    run's JSON (made once) and the result's (:func:`agent_eval._model.case_json`, kept for the reports).
+    """
 
     def __init__(self, path: str | Path, run: dict[str, Any], *, on_error: Callable[[OSError], None]) -> None:
         self._writer = LineWriter(path)
         self._run = jsonable(run)
+        self._head = b'{"type":"case","run":' + encode(self._run) + b',"index":'
         self._on_error = on_error
         #: Set when a write failed (a full disk, ...): the run goes on, and nothing more is written here.
         self.failed = False
 
     def case(self, index: int, result: EvalResult) -> None:
         """Append a finished case."""
-        self._write({"type": "case", "run": self._run, "index": index, **result.to_dict()})
+        if self.failed:
+            return
+        body = case_json(result)  # an object: "{...}", never empty
+        try:
+            self._writer.write_line(b"%s%d,%s" % (self._head, index, body[1:]))
+        except OSError as error:
+            self.failed = True
+            self._on_error(error)
 
     def finish(self, report: EvalReport) -> None:
         """Append the run's summary line and close the file."""

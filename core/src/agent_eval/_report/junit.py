@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_eval._codec import display_text, jsonable
 from agent_eval._model import Attempt, EvalReport, EvalResult
@@ -12,64 +14,117 @@ from agent_eval._report.files import write_atomic
 from agent_eval._report.steps import calls_count, steps_text
 from agent_eval._text import block, capped, cell, plural, text_of, visible
 
-if TYPE_CHECKING:
-    from xml.etree.ElementTree import Element
-
 #: Longest ``message`` attribute; the full text goes in the element's body.
 MESSAGE_LIMIT = 1000
 
 
 def write(report: EvalReport, path: str | Path) -> None:
-    """Write the report as JUnit XML, atomically."""
-    write_atomic(path, render(report))
+    """Write the report as JUnit XML, atomically, case by case."""
+    write_atomic(path, (part.encode("utf-8") for part in _parts(report)))
 
 
 def render(report: EvalReport) -> str:
     """The report as a JUnit XML document: one testsuite, one testcase per case."""
-    from xml.etree.ElementTree import Element, SubElement, indent, tostring
+    return "".join(_parts(report))
 
+
+def _parts(report: EvalReport) -> Iterator[str]:
+    """The document in parts, one per case: written as ElementTree writes it, indented two spaces a level.
+
+    It is made as text (each value escaped as ElementTree escapes it) rather than as a tree of elements:
+    a report of 100,000 cases would make a million elements to write once.
+    """
     suite_name = _suite_name(report)
-    counts = {
-        "tests": str(report.total),
-        "failures": str(report.failed),
-        "errors": str(report.errored),
-    }
-    root = Element("testsuites", {"name": "agent-eval", **counts, "time": _seconds(report.total_ms)})
-    attributes = {"name": suite_name, **counts, "skipped": str(report.skipped), "time": _seconds(report.total_ms)}
+    counts = f'tests="{report.total}" failures="{report.failed}" errors="{report.errored}"'
+    seconds = _seconds(report.total_ms)
+    attributes = {"name": suite_name, "tests": str(report.total), "failures": str(report.failed)}
+    attributes |= {"errors": str(report.errored), "skipped": str(report.skipped), "time": seconds}
     if report.started_at:
         attributes["timestamp"] = report.started_at
-    suite = SubElement(root, "testsuite", _one_line_all(attributes))
-    properties = SubElement(suite, "properties")
-    for name, value in _properties(report):
-        SubElement(properties, "property", {"name": cell(name), "value": cell(value)})
+    head = [
+        '<?xml version="1.0" encoding="UTF-8"?>\n',
+        f'<testsuites name="agent-eval" {counts} time="{seconds}">\n',
+        f"  <testsuite{_attributes(_one_line_all(attributes))}>\n",
+        _properties_element([(cell(name), cell(value)) for name, value in _properties(report)], "    "),
+    ]
+    yield "".join(head)
+    classname = _attribute(cell(suite_name))  # the same for every case: escaped once
     for result in report.cases:
-        suite.append(_testcase(result, suite_name))
+        yield _testcase(result, classname)
     if report.interrupted:
-        SubElement(suite, "system-out").text = _interrupted_note(report)
-    indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
+        yield f"    <system-out>{_text(_interrupted_note(report))}</system-out>\n"
+    yield "  </testsuite>\n</testsuites>\n"
 
 
-def _testcase(result: EvalResult, classname: str) -> Element:
-    from xml.etree.ElementTree import Element, SubElement
-
-    case = Element(
-        "testcase", _one_line_all({"name": result.name, "classname": classname, "time": _seconds(result.duration_ms)})
-    )
-    properties = _case_properties(result)
+def _testcase(result: EvalResult, classname: str) -> str:
+    """One ``<testcase>`` element, indented as the child of a testsuite, with its newline (``classname``
+    is escaped already; a time is digits, nothing to escape)."""
+    name, seconds = _attribute(cell(result.name)), _seconds(result.duration_ms)
+    parts = [f'    <testcase name="{name}" classname="{classname}" time="{seconds}">\n']
+    properties = [(name, cell(value)) for name, value in _case_properties(result)]
     if properties:
-        holder = SubElement(case, "properties")
-        for name, value in properties:
-            SubElement(holder, "property", {"name": name, "value": cell(value)})
+        parts.append(_properties_element(properties, "      "))
     why = _why(result)
     if result.status == "failed":
-        SubElement(case, "failure", {"message": _message(why or "failed"), "type": "failed"}).text = _details(result)
+        message = _attributes({"message": _message(why or "failed"), "type": "failed"})
+        parts.append(f"      <failure{message}>{_text(_details(result))}</failure>\n")
     elif result.status == "error":
-        SubElement(case, "error", {"message": _message(why or "error"), "type": "error"}).text = _details(result)
+        message = _attributes({"message": _message(why or "error"), "type": "error"})
+        parts.append(f"      <error{message}>{_text(_details(result))}</error>\n")
     elif result.status == "skipped":
-        SubElement(case, "skipped", {"message": _message(why or "skipped")})
-    SubElement(case, "system-out").text = _output_text(result)
-    return case
+        parts.append(f"      <skipped{_attributes({'message': _message(why or 'skipped')})} />\n")
+    parts.append(f"      <system-out>{_text(_output_text(result))}</system-out>\n    </testcase>\n")
+    return "".join(parts)
+
+
+def _properties_element(properties: list[tuple[str, str]], indent: str) -> str:
+    """``<properties>`` with one ``<property name value />`` per pair (empty: ``<properties />``)."""
+    if not properties:
+        return f"{indent}<properties />\n"
+    rows = "".join(
+        f"{indent}  <property{_attributes({'name': name, 'value': value})} />\n" for name, value in properties
+    )
+    return f"{indent}<properties>\n{rows}{indent}</properties>\n"
+
+
+def _attributes(attributes: dict[str, str]) -> str:
+    """`` name="value"`` for each attribute, in order, escaped as ElementTree escapes them."""
+    return "".join(f' {name}="{_attribute(value)}"' for name, value in attributes.items())
+
+
+def _attribute(text: str) -> str:
+    """An attribute value escaped as ElementTree (3.11) escapes one: markup, quotes and line breaks."""
+    if _ATTRIBUTE_SPECIAL.search(text) is None:  # most values: one look
+        return text
+    for char, escaped in _ATTRIBUTE_ESCAPES:
+        if char in text:
+            text = text.replace(char, escaped)
+    return text
+
+
+def _text(text: str) -> str:
+    """Character data escaped as ElementTree escapes it: ``&``, ``<`` and ``>``."""
+    if _TEXT_SPECIAL.search(text) is None:
+        return text
+    for char, escaped in _ATTRIBUTE_ESCAPES[:3]:
+        if char in text:
+            text = text.replace(char, escaped)
+    return text
+
+
+_ATTRIBUTE_SPECIAL = re.compile('[&<>"\r\n\t]')
+_TEXT_SPECIAL = re.compile("[&<>]")
+
+
+_ATTRIBUTE_ESCAPES = (
+    ("&", "&amp;"),
+    ("<", "&lt;"),
+    (">", "&gt;"),
+    ('"', "&quot;"),
+    ("\r", "&#13;"),
+    ("\n", "&#10;"),
+    ("\t", "&#09;"),
+)
 
 
 def _why(result: EvalResult) -> str:

@@ -186,6 +186,8 @@ def collect_now_and_then() -> None:
 #: Set to a file path (or "-" for stderr), the run writes how long each of its phases took, as JSON.
 PHASES_ENV = "AGENT_EVAL_PHASES"
 _phases: dict[str, float] = {}
+#: The process's peak memory (MB) when each phase ended: the phase that raised it is the one to look at.
+_peaks: dict[str, float] = {}
 
 
 @contextlib.contextmanager
@@ -196,6 +198,7 @@ def phase(name: str) -> Iterator[None]:
     if not os.environ.get(PHASES_ENV):
         yield
         return
+    import resource
     import time
 
     start = time.perf_counter()
@@ -203,10 +206,12 @@ def phase(name: str) -> Iterator[None]:
         yield
     finally:
         _phases[name] = _phases.get(name, 0.0) + time.perf_counter() - start
+        _peaks[name] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 def write_phases() -> None:
-    """Write the phases' seconds where AGENT_EVAL_PHASES says (the benchmarks read them)."""
+    """Write the phases' seconds where AGENT_EVAL_PHASES says (the benchmarks read them), and under
+    ``peak_mb`` the peak memory of the process when each ended."""
     import os
 
     target = os.environ.get(PHASES_ENV)
@@ -214,7 +219,9 @@ def write_phases() -> None:
         return
     import json
 
-    text = json.dumps({name: round(seconds, 4) for name, seconds in _phases.items()})
+    timings: dict[str, object] = {name: round(seconds, 4) for name, seconds in _phases.items()}
+    timings["peak_mb"] = {name: round(peak, 1) for name, peak in _peaks.items()}
+    text = json.dumps(timings)
     if target == "-":
         click.echo(text, err=True)
     else:

@@ -110,8 +110,11 @@ def _execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> in
     if taken:
         report = _joined(report, suite, positions, taken)
     report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
-    code = _finish(report, suite, options, stream)
-    if not positions and options.shard is not None:
+    bar, empty_shard = _bar(options, suite), not positions and options.shard is not None
+    # the reports need the results only: the cases and what found them go before the reports are made
+    del suite, plan, executor, on_result, selected
+    code = _finish(report, bar, options, stream)
+    if empty_shard and options.shard is not None:
         print(f"shard {options.shard[0]}/{options.shard[1]} holds no case of this suite", file=sys.stderr)
         return 0  # an empty shard is not an error: its matrix job has nothing to do
     return code
@@ -158,7 +161,7 @@ def rescore_run(run_ref: str, suite_path: Path | None, options: RunOptions) -> i
         report = run_plan(plan, ReplayExecutor(stored), on_result=on_result)
     report = _joined(report, suite, positions, unanswered)
     report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
-    return _finish(report, suite, options, stream)
+    return _finish(report, _bar(options, suite), options, stream)
 
 
 def _unanswered(result: EvalResult) -> bool:
@@ -263,11 +266,10 @@ def _plan(
     )
 
 
-def _finish(report: EvalReport, suite: SuiteFile, options: RunOptions, stream: Any) -> int:
-    """Print, record and write the report; the exit code."""
+def _finish(report: EvalReport, bar: float, options: RunOptions, stream: Any) -> int:
+    """Print, record and write the report; the exit code (``bar``: the pass rate the run is held to)."""
     if stream is not None:
         stream.finish(report)
-    bar = _bar(options, suite)
     with phase("console"):
         print_report(report, quiet=options.quiet, strict=options.strict, bar=bar, verbose=options.verbose)
     with phase("history"):
