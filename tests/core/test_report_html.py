@@ -10,6 +10,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_eval._model import EvalReport, EvalResult, Evaluation
 from agent_eval._report import html
 
@@ -148,3 +150,39 @@ def test_write_puts_one_file_in_place(tmp_path: Path) -> None:
     html.write(hostile_report(), target)
     assert target.read_text(encoding="utf-8") == html.render(hostile_report())
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
+
+
+def _css_rules(text: str) -> list[tuple[str, str]]:
+    """Each rule of a stylesheet as (the at-rule it sits in, or "", its selector); braces must balance."""
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.DOTALL)
+    rules: list[tuple[str, str]] = []
+    stack: list[str] = []
+    start = 0
+    for match in re.finditer(r"[{}]", text):
+        if match.group() == "{":
+            stack.append(" ".join(text[start : match.start()].split()))
+        else:
+            assert stack, f"a closing brace without its opening one at offset {match.start()}"
+            selector = stack.pop()
+            if not selector.startswith("@"):
+                rules.append((stack[-1] if stack else "", selector))
+        start = match.end()
+    assert not stack, f"unclosed blocks: {stack}"
+    assert not text[start:].strip(), f"text after the last rule: {text[start:].strip()[:80]!r}"
+    return rules
+
+
+def test_the_stylesheet_balances_and_states_each_rule_once_per_block() -> None:
+    rules = _css_rules(html._asset("report.css"))
+    assert len(rules) > 50
+    repeated = sorted({rule for rule in rules if rules.count(rule) > 1})
+    assert not repeated, f"rules given twice in the same block: {repeated}"
+    assert all(";" not in selector and "}" not in selector for _, selector in rules), rules
+
+
+def test_the_stylesheet_check_finds_a_rule_given_twice_and_a_broken_block() -> None:
+    assert _css_rules("a { x: 1 }\n@media (w) { a { y: 2 } }") == [("", "a"), ("@media (w)", "a")]
+    rules = _css_rules("a { x: 1 }\nb { y: 2 }\na { x: 1 }")
+    assert rules.count(("", "a")) == 2
+    with pytest.raises(AssertionError, match="unclosed"):
+        _css_rules("@media (w) { a { x: 1 }")
