@@ -70,15 +70,16 @@ async def _gather(
     endpoint: Endpoint | None,
     session: Session,
 ) -> list[Sample]:
+    attempt = ctx.attempt if ctx is not None else 0
     if options.samples == 1:
         if endpoint is None:
             return [await _ask_agent(options, question, ctx, session)]
-        return [await _ask_endpoint(options, question, 0, endpoint, session)]
+        return [await _ask_endpoint(options, question, (0, attempt), endpoint, session)]
 
     def one(index: int) -> Any:
         if endpoint is None:
             return _ask_agent(options, question, ctx, session)
-        return _ask_endpoint(options, question, index, endpoint, session)
+        return _ask_endpoint(options, question, (index, attempt), endpoint, session)
 
     outcomes = await asyncio.gather(*(one(index) for index in range(options.samples)), return_exceptions=True)
     samples: list[Sample] = []
@@ -90,13 +91,14 @@ async def _gather(
 
 
 async def _ask_endpoint(
-    options: JudgeOptions, question: Question, index: int, endpoint: Endpoint, session: Session
+    options: JudgeOptions, question: Question, draw: tuple[int, int], endpoint: Endpoint, session: Session
 ) -> Sample:
+    """One sample from the endpoint (or the cache); ``draw`` is (sample index, attempt of the case)."""
     settings = session.settings
     store = session.verdicts if options.cache else None
     key = None
     if store is not None:
-        key = cache_key(session, question, index, endpoint)
+        key = cache_key(session, question, draw, endpoint)
         hit = store.get(key)
         if hit is not None:
             answer, facts = hit
@@ -143,16 +145,23 @@ def fixed_key_parts(endpoint: Endpoint, settings: Settings) -> dict[str, Any]:
     }
 
 
-def cache_key(session: Session, question: Question, index: int, endpoint: Endpoint) -> str:
-    """The cache key of one sample: the fixed parts, the user message and the sample index.
+def cache_key(session: Session, question: Question, draw: tuple[int, int], endpoint: Endpoint) -> str:
+    """The cache key of one sample: the fixed parts, the user message, the sample index and the attempt.
 
     The per-call marker code is replaced by a fixed placeholder, or no run could ever hit the cache.
+    The first attempt of a case adds nothing for its attempt, so caches written before repeats
+    existed (and runs that do not repeat) keep their keys; a later attempt is a question of its own,
+    so a repeat is asked again rather than copied from the first.
     """
     pair = (endpoint.identity, endpoint.model)
     maker = session.key_makers.get(pair)
     if maker is None:
         maker = session.key_makers[pair] = KeyMaker(fixed_key_parts(endpoint, session.settings))
-    return maker.key(question.user_message(NONCE_PLACEHOLDER), str(index))
+    index, attempt = draw
+    user = question.user_message(NONCE_PLACEHOLDER)
+    if attempt:
+        return maker.key(user, str(index), f"attempt {attempt}")
+    return maker.key(user, str(index))
 
 
 def read_completion(
