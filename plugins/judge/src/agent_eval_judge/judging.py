@@ -106,7 +106,7 @@ async def _ask_endpoint(
             return Sample(answer, cached=True, output_mode=mode if isinstance(mode, str) else None)
     completion = await session.requester.complete(endpoint, question.messages(new_nonce()))
     try:
-        answer = read_completion(completion, endpoint.describe(), settings.max_tokens, session.redact)
+        answer = await read_completion(completion, endpoint.describe(), settings.max_tokens, session.redact)
     except JudgeError as error:
         # the endpoint was paid for an answer the judge could not use: the report still counts it
         error.metadata.update(model=endpoint.model, usage={**completion.usage, "requests": completion.requests})
@@ -127,7 +127,7 @@ async def _ask_agent(
     text = as_text(value)
     if not text.strip():
         raise JudgeAnswerError(f"{where}: the judge's answer is empty", category="judge_empty")
-    return Sample(_parse(text, where, session.redact))
+    return Sample(await _parse(text, where, session.redact))
 
 
 def fixed_key_parts(endpoint: Endpoint, settings: Settings) -> dict[str, Any]:
@@ -164,7 +164,7 @@ def cache_key(session: Session, question: Question, draw: tuple[int, int], endpo
     return maker.key(user, str(index))
 
 
-def read_completion(
+async def read_completion(
     completion: Completion, where: str, max_tokens: int, scrub: Callable[[str], str] = redact
 ) -> JudgeAnswer:
     """The verdict in a completion; a refusal, a cut-off, an empty or unreadable answer raises JudgeAnswerError."""
@@ -181,12 +181,17 @@ def read_completion(
     content = completion.content or ""
     if not content.strip():
         raise JudgeAnswerError(f"{where}: the judge's answer is empty", category="judge_empty")
-    return _parse(content, where, scrub)
+    return await _parse(content, where, scrub)
 
 
-def _parse(text: str, where: str, scrub: Callable[[str], str]) -> JudgeAnswer:
+#: Answers longer than this (in characters) are read in a worker thread: a verdict is a few hundred.
+PARSE_IN_THREAD = 16 * 1024
+
+
+async def _parse(text: str, where: str, scrub: Callable[[str], str]) -> JudgeAnswer:
     try:
-        answer = parse_answer(text)
+        # Reading is linear, but a hostile endpoint's megabyte would still hold the event loop for a while.
+        answer = await asyncio.to_thread(parse_answer, text) if len(text) > PARSE_IN_THREAD else parse_answer(text)
     except Unreadable as error:
         raise JudgeAnswerError(f"{where}: {error}") from None
     # The judge never sees the key, but a proxy in between could echo it back in the reason.
