@@ -35,7 +35,16 @@ _SHOWN = 160
 
 
 class Unreadable(ValueError):
-    """The judge's text is not a readable verdict."""
+    """The judge's text is not a readable verdict.
+
+    ``problem`` says what is wrong in a few words; the message adds the judge's text it is about,
+    quoted, when there is one.
+    """
+
+    def __init__(self, problem: str, quoted: str | None = None) -> None:
+        super().__init__(problem if quoted is None else f"{problem}: {quoted}")
+        self.problem = problem
+        self.quoted = quoted
 
 
 @attrs.frozen
@@ -103,28 +112,24 @@ def _one_object(body: str) -> Any:
         return whole
     fences = _FENCE.findall(body)
     if len(fences) > 1:
-        raise Unreadable(f"ambiguous: the judge's answer has {len(fences)} fenced blocks: {shown(body)}")
+        raise Unreadable(f"ambiguous: the judge's answer has {len(fences)} fenced blocks", shown(body))
     if len(fences) == 1:
         outside = _FENCE.sub(" ", body)
         # Fail closed: anything outside that starts like an object, parseable or not, may be a verdict too.
         if _OBJECT_START.search(outside):
-            raise Unreadable(
-                f"ambiguous: the judge's answer has JSON inside and outside its fenced block: {shown(body)}"
-            )
+            raise Unreadable("ambiguous: the judge's answer has JSON inside and outside its fenced block", shown(body))
         inside = _loads(fences[0].strip())
         if inside is _MISSING:
-            raise Unreadable(f"the judge's fenced block is not valid JSON: {shown(fences[0])}")
+            raise Unreadable("the judge's fenced block is not valid JSON", shown(fences[0]))
         return inside
     if len(body) > _COUNT_LIMIT:
-        raise Unreadable(f"the judge's answer is not a JSON object alone ({len(body)} characters): {shown(body)}")
+        raise Unreadable(f"the judge's answer is not a JSON object alone ({len(body)} characters)", shown(body))
     count = _count_objects(body)
     if count > 1:
-        raise Unreadable(f"ambiguous: the judge's answer holds {count} JSON objects: {shown(body)}")
+        raise Unreadable(f"ambiguous: the judge's answer holds {count} JSON objects", shown(body))
     if count == 1:
-        raise Unreadable(
-            f"the judge's answer has text around its JSON object; expected the object alone: {shown(body)}"
-        )
-    raise Unreadable(f"the judge's answer is not JSON: {shown(body)}")
+        raise Unreadable("the judge's answer has text around its JSON object; expected the object alone", shown(body))
+    raise Unreadable("the judge's answer is not JSON", shown(body))
 
 
 _MISSING: Any = object()
@@ -199,7 +204,7 @@ def read_verdict(data: Any) -> JudgeAnswer:
     if not isinstance(data, dict):
         raise Unreadable(f"the judge's JSON is a {_kind(data)}, not an object with 'pass', 'score' and 'reason'")
     if "pass" not in data:
-        raise Unreadable(f"the judge's JSON has no 'pass': {shown(json.dumps(data))}")
+        raise Unreadable("the judge's JSON has no 'pass'", shown(json.dumps(data)))
     passed = data["pass"]
     if not isinstance(passed, bool):
         raise Unreadable(f"the judge's 'pass' is {shown(json.dumps(passed), 40)}, not true or false")

@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agent_eval import AgentContext, EvaluatorContext, Verdict, as_text, callable_name, invoke
-from agent_eval_judge.answer import JudgeAnswer, Unreadable, parse_answer, shown
+from agent_eval import AgentContext, EvaluatorContext, Verdict, as_text, callable_name
+from agent_eval_judge.answer import JudgeAnswer
+from agent_eval_judge.asking import ask_agent, ask_endpoint
 from agent_eval_judge.cache import KeyMaker
 from agent_eval_judge.config import Endpoint, Settings
-from agent_eval_judge.errors import JudgeAnswerError, JudgeError
+from agent_eval_judge.errors import JudgeAnswerError
 from agent_eval_judge.prompt import NONCE_PLACEHOLDER, PROMPT_VERSION, SYSTEM_PROMPT, Question, clip, new_nonce
-from agent_eval_judge.redact import redact
 
 if TYPE_CHECKING:
     from agent_eval_judge.options import JudgeOptions
     from agent_eval_judge.session import Session
-    from agent_eval_judge.transport import Completion
 
 
 @attrs.frozen
@@ -31,6 +30,9 @@ class Sample:
     usage: Mapping[str, int] = attrs.Factory(dict)
     requests: int = 0
     output_mode: str | None = None
+    usage_complete: bool = True
+    #: What was wrong with the judge's first answer, when asking again gave this verdict.
+    repaired: str | None = None
 
 
 async def judge(options: JudgeOptions, session: Session, output: Any, ctx: EvaluatorContext | None) -> Verdict:
@@ -104,30 +106,28 @@ async def _ask_endpoint(
             answer, facts = hit
             mode = facts.get("output_mode")
             return Sample(answer, cached=True, output_mode=mode if isinstance(mode, str) else None)
-    completion = await session.requester.complete(endpoint, question.messages(new_nonce()))
-    try:
-        answer = await read_completion(completion, endpoint.describe(), settings.max_tokens, session.redact)
-    except JudgeError as error:
-        # the endpoint was paid for an answer the judge could not use: the report still counts it
-        error.metadata.update(model=endpoint.model, usage={**completion.usage, "requests": completion.requests})
-        raise
+    answered = await ask_endpoint(session.requester, endpoint, question.messages(new_nonce()), settings, session.redact)
     if store is not None and key is not None:
-        store.put(key, answer, {"model": endpoint.model, "output_mode": completion.output_mode})
-    return Sample(answer, False, completion.usage, completion.requests, completion.output_mode)
+        store.put(key, answered.answer, {"model": endpoint.model, "output_mode": answered.output_mode})
+    return Sample(
+        answered.answer,
+        False,
+        answered.usage,
+        answered.requests,
+        answered.output_mode,
+        usage_complete=answered.usage_complete,
+        repaired=answered.repaired,
+    )
 
 
 async def _ask_agent(
     options: JudgeOptions, question: Question, ctx: EvaluatorContext | None, session: Session
 ) -> Sample:
     assert options.judge_agent is not None
-    prompt = question.single_prompt(new_nonce())
     agent_ctx = ctx.agent_ctx if ctx is not None else AgentContext()
-    value = await invoke(options.judge_agent, prompt, agent_ctx)
-    where = f"judge agent {callable_name(options.judge_agent)}"
-    text = as_text(value)
-    if not text.strip():
-        raise JudgeAnswerError(f"{where}: the judge's answer is empty", category="judge_empty")
-    return Sample(await _parse(text, where, session.redact))
+    prompt = question.single_prompt(new_nonce())
+    answered = await ask_agent(options.judge_agent, prompt, agent_ctx, session.settings, session.redact)
+    return Sample(answered.answer, repaired=answered.repaired)
 
 
 def fixed_key_parts(endpoint: Endpoint, settings: Settings) -> dict[str, Any]:
@@ -164,43 +164,15 @@ def cache_key(session: Session, question: Question, draw: tuple[int, int], endpo
     return maker.key(user, str(index))
 
 
-async def read_completion(
-    completion: Completion, where: str, max_tokens: int, scrub: Callable[[str], str] = redact
-) -> JudgeAnswer:
-    """The verdict in a completion; a refusal, a cut-off, an empty or unreadable answer raises JudgeAnswerError."""
-    if completion.refusal:
-        raise JudgeAnswerError(f"{where}: the judge refused: {shown(completion.refusal)}", category="judge_refused")
-    if completion.finish_reason == "content_filter":
-        raise JudgeAnswerError(f"{where}: the endpoint's content filter stopped the answer", category="judge_refused")
-    if completion.finish_reason == "length":
-        raise JudgeAnswerError(
-            f"{where}: the judge's answer was cut off at {max_tokens} tokens (finish_reason 'length'); "
-            "raise AGENT_EVAL_JUDGE_MAX_TOKENS",
-            category="judge_truncated",
-        )
-    content = completion.content or ""
-    if not content.strip():
-        raise JudgeAnswerError(f"{where}: the judge's answer is empty", category="judge_empty")
-    return await _parse(content, where, scrub)
-
-
-#: Answers longer than this (in characters) are read in a worker thread: a verdict is a few hundred.
-PARSE_IN_THREAD = 16 * 1024
-
-
-async def _parse(text: str, where: str, scrub: Callable[[str], str]) -> JudgeAnswer:
-    try:
-        # Reading is linear, but a hostile endpoint's megabyte would still hold the event loop for a while.
-        answer = await asyncio.to_thread(parse_answer, text) if len(text) > PARSE_IN_THREAD else parse_answer(text)
-    except Unreadable as error:
-        raise JudgeAnswerError(f"{where}: {error}") from None
-    # The judge never sees the key, but a proxy in between could echo it back in the reason.
-    reason = scrub(answer.reason)
-    return answer if reason == answer.reason else attrs.evolve(answer, reason=reason)
-
-
 def _metadata(options: JudgeOptions, samples: list[Sample], endpoint: Endpoint | None) -> dict[str, Any]:
     metadata: dict[str, Any] = {"cached": all(sample.cached for sample in samples)}
+    repaired = [sample.repaired for sample in samples if sample.repaired is not None]
+    if repaired:
+        # the verdict came from a second chance: the first answer's problem is worth a look
+        metadata["repaired"] = True
+        metadata["first_error"] = repaired[0]
+        if len(samples) > 1:
+            metadata["repaired_samples"] = len(repaired)
     if endpoint is None:
         metadata["judge_agent"] = callable_name(options.judge_agent)
         return metadata
@@ -209,7 +181,7 @@ def _metadata(options: JudgeOptions, samples: list[Sample], endpoint: Endpoint |
     if mode is not None:
         metadata["output_mode"] = mode
     metadata["usage"] = sum_usage(samples)
-    if any(not sample.cached and not sample.usage for sample in samples):
+    if any(not sample.cached and not sample.usage_complete for sample in samples):
         metadata["usage_complete"] = False
     return metadata
 
