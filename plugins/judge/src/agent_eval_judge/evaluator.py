@@ -27,6 +27,7 @@ def llm_judge(
     include_expected: bool = True,
     samples: int = 1,
     cache: bool = True,
+    include_trajectory: bool = False,
 ) -> LLMJudge:
     """Grades the answer against a natural-language criterion with an LLM judge (or a judge agent).
 
@@ -38,6 +39,8 @@ def llm_judge(
     :param include_expected: show the judge the case's expected answer, when it has one.
     :param samples: ask this many times; the majority decides, the score is the mean.
     :param cache: reuse stored verdicts for unchanged questions (also ``AGENT_EVAL_JUDGE_CACHE=0``).
+    :param include_trajectory: show the judge the agent's tool calls (name, arguments, result or error, in
+        order), fenced as data, so that the criterion may be about what the agent did.
     """
     from agent_eval_judge.options import JudgeOptions
 
@@ -49,6 +52,7 @@ def llm_judge(
         include_expected=include_expected,
         samples=samples,
         cache=cache,
+        include_trajectory=include_trajectory,
     )
     return LLMJudge(options)
 
@@ -68,6 +72,8 @@ class LLMJudge:
         if len(criteria) > 60:
             criteria = criteria[:59] + "…"
         extra = f", samples={self.options.samples}" if self.options.samples != 1 else ""
+        if self.options.include_trajectory:
+            extra += ", include_trajectory=True"
         return f"llm_judge({criteria!r}{extra})"
 
     async def __call__(self, output: Any, ctx: EvaluatorContext | None = None) -> Verdict:

@@ -15,6 +15,7 @@ from agent_eval_judge.cache import KeyMaker
 from agent_eval_judge.config import Endpoint, Settings
 from agent_eval_judge.errors import JudgeAnswerError
 from agent_eval_judge.prompt import NONCE_PLACEHOLDER, PROMPT_VERSION, SYSTEM_PROMPT, Question, clip, new_nonce
+from agent_eval_judge.trajectory import render_trajectory
 
 if TYPE_CHECKING:
     from agent_eval_judge.options import JudgeOptions
@@ -45,6 +46,8 @@ async def judge(options: JudgeOptions, session: Session, output: Any, ctx: Evalu
     question, clipped = build_question(options, text, ctx, session.settings.max_chars)
     samples = await _gather(options, question, ctx, endpoint, session)
     metadata = _metadata(options, samples, endpoint)
+    if options.include_trajectory:
+        metadata["trajectory"] = len(ctx.tool_calls) if ctx is not None else 0
     if clipped:
         metadata["truncated_for_judge"] = True
     return decide(samples, metadata)
@@ -62,7 +65,11 @@ def build_question(
     if ctx is not None and options.include_expected and ctx.expected is not None:
         given_expected, cut = clip(as_text(ctx.expected), limit)
         clipped = clipped or cut
-    return Question(options.criteria, answer, given_input, given_expected), clipped
+    trajectory = None
+    if options.include_trajectory:
+        trajectory, cut = render_trajectory(ctx.tool_calls if ctx is not None else (), limit)
+        clipped = clipped or cut
+    return Question(options.criteria, answer, given_input, given_expected, trajectory=trajectory), clipped
 
 
 async def _gather(
@@ -130,8 +137,8 @@ async def _ask_agent(
     return Sample(answered.answer, repaired=answered.repaired)
 
 
-def fixed_key_parts(endpoint: Endpoint, settings: Settings) -> dict[str, Any]:
-    """What every cached verdict of an (endpoint, model) depends on: hashed once per run.
+def fixed_key_parts(endpoint: Endpoint, settings: Settings, system: str = SYSTEM_PROMPT) -> dict[str, Any]:
+    """What every cached verdict of an (endpoint, model, instructions) depends on: hashed once per run.
 
     The output mode is left out: it changes the wire format, not the question,
     and an endpoint that needs a step down would otherwise miss on every fresh run.
@@ -141,7 +148,7 @@ def fixed_key_parts(endpoint: Endpoint, settings: Settings) -> dict[str, Any]:
         "model": endpoint.model,
         "params": {"temperature": 0, "max_tokens": settings.max_tokens},
         "prompt_version": PROMPT_VERSION,
-        "system": SYSTEM_PROMPT,
+        "system": system,
     }
 
 
@@ -153,10 +160,12 @@ def cache_key(session: Session, question: Question, draw: tuple[int, int], endpo
     existed (and runs that do not repeat) keep their keys; a later attempt is a question of its own,
     so a repeat is asked again rather than copied from the first.
     """
-    pair = (endpoint.identity, endpoint.model)
-    maker = session.key_makers.get(pair)
+    # The instructions differ with the trajectory shown (and the trajectory is in the user message).
+    system = question.system_prompt
+    fixed = (endpoint.identity, endpoint.model, system is not SYSTEM_PROMPT)
+    maker = session.key_makers.get(fixed)
     if maker is None:
-        maker = session.key_makers[pair] = KeyMaker(fixed_key_parts(endpoint, session.settings))
+        maker = session.key_makers[fixed] = KeyMaker(fixed_key_parts(endpoint, session.settings, system))
     index, attempt = draw
     user = question.user_message(NONCE_PLACEHOLDER)
     if attempt:

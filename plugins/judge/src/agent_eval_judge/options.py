@@ -60,3 +60,4 @@ class JudgeOptions:
     include_expected: bool = attrs.field(default=True, kw_only=True, validator=_flag)
     samples: int = attrs.field(default=1, kw_only=True, validator=_samples)
     cache: bool = attrs.field(default=True, kw_only=True, validator=_flag)
+    include_trajectory: bool = attrs.field(default=False, kw_only=True, validator=_flag)

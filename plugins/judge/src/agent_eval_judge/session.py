@@ -43,7 +43,7 @@ class Session:
         #: Removes the environment's credentials (found once) from every reason the judge gives.
         self.redact = Redactor.from_environment()
         #: Cache keys' fixed parts, hashed once per (endpoint, model).
-        self.key_makers: dict[tuple[str, str], KeyMaker] = {}
+        self.key_makers: dict[tuple[str, str, bool], KeyMaker] = {}
         self._endpoints: dict[str | None, Endpoint] = {}
         self._verdicts: VerdictCache | None = None
         self._requester: Requester | None = None
