@@ -463,6 +463,10 @@ def _repeated_key(endpoint: Endpoint, repeated: strict_json.RepeatedKey) -> Judg
     )
 
 
+#: The largest 32-bit float.
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
 class _NotEmbeddings(Exception):
     """What is wrong with an answer that should carry embeddings."""
 
@@ -501,11 +505,18 @@ def _vector(value: Any, position: int) -> list[float]:
             floats.byteswap()
         vector = floats.tolist()
     elif isinstance(value, list) and all(type(number) in (float, int) for number in value):
-        vector = [float(number) for number in value]
+        try:
+            vector = [float(number) for number in value]
+        except OverflowError:  # a whole number of hundreds of digits
+            vector = [math.inf]
     else:
         raise _NotEmbeddings(f"item {position}'s embedding is not a list of numbers")
-    if not vector or not all(math.isfinite(number) for number in vector):
-        raise _NotEmbeddings(f"item {position}'s embedding is empty or not finite")
+    if not vector:
+        raise _NotEmbeddings(f"item {position}'s embedding is empty")
+    # Vectors are kept as 32-bit floats: a number beyond them would become infinite there, and NaN in a cosine.
+    if not all(math.isfinite(number) and -_FLOAT32_MAX <= number <= _FLOAT32_MAX for number in vector):
+        problem = "holds a number that is NaN, infinite or beyond 32-bit floats"
+        raise _NotEmbeddings(f"item {position}'s embedding {problem}")
     return vector
 
 
