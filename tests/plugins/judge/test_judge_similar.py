@@ -340,6 +340,7 @@ def test_an_endpoint_error_is_an_evaluation_error(embedder: ChatServer, monkeypa
         ({"object": "list"}, "expected 'data' with 2 items, got no 'data' list"),
         ({"data": {"0": [1.0]}}, "expected 'data' with 2 items, got no 'data' list"),
         ({"data": [{"embedding": [1.0]}] * 3}, "expected 'data' with 2 items, got 3 items"),
+        ({"data": [{"embedding": [1.0]}]}, "expected 'data' with 2 items, got 1 item ("),
         ({"data": [{"index": 0, "embedding": [1.0]}, {"index": 2, "embedding": [1.0]}]}, "no usable 'index'"),
         ({"data": [{"index": "0", "embedding": [1.0]}, {"embedding": [1.0]}]}, "no usable 'index'"),
         ({"data": [{"index": True, "embedding": [1.0]}, {"embedding": [1.0]}]}, "no usable 'index'"),

@@ -481,7 +481,7 @@ def _read_embeddings(body: bytes, count: int) -> tuple[Any, list[list[float]]]:
         raise _NotEmbeddings("not JSON") from None
     items = data.get("data") if isinstance(data, dict) else None
     if not isinstance(items, list) or len(items) != count:
-        got = f"{len(items)} items" if isinstance(items, list) else "no 'data' list"
+        got = f"{len(items)} item{'' if len(items) == 1 else 's'}" if isinstance(items, list) else "no 'data' list"
         raise _NotEmbeddings(f"expected 'data' with {count} items, got {got}")
     vectors: list[list[float] | None] = [None] * count
     for position, item in enumerate(items):
