@@ -138,8 +138,11 @@ def test_frames_of_keeps_the_innermost_frames_from_the_code_that_raised() -> Non
     assert frames_of(ValueError("never raised")) == ()
 
 
-def test_a_big_run_prints_at_most_two_hundred_rows(tmp_path: Path) -> None:
+def test_a_big_run_prints_at_most_two_hundred_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import io
+
+    # The default width (a pytest-xdist worker without a terminal is given COLUMNS=80).
+    monkeypatch.delenv("COLUMNS", raising=False)
 
     from agent_eval._model import EvalReport, EvalResult
     from agent_eval._report.console import print_report
