@@ -82,7 +82,8 @@ def test_python_blocks_run_as_written(block: tuple[str, int, str, str, str | Non
         return
     script = tmp_path / "block.py"
     script.write_text(code, encoding="utf-8")
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("AGENT_EVAL_JUDGE", "GROQ"))}
+    unset = ("AGENT_EVAL_JUDGE", "AGENT_EVAL_EMBEDDINGS", "GROQ")
+    env = {key: value for key, value in os.environ.items() if not key.startswith(unset)}
     env["AGENT_EVAL_JUDGE_CACHE"] = "0"
     done = subprocess.run(
         [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120

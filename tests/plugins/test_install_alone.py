@@ -211,7 +211,7 @@ def test_core_and_judge_install_agent_eval_core_and_nothing_named_agent_eval(
     installed = {entry["name"].lower() for entry in json.loads(done.stdout)}
     assert {"agent-eval-core", "agent-eval-judge"} <= installed
     assert "agent-eval" not in installed
-    assert names(python) == ["llm_judge"]
+    assert names(python) == ["llm_judge", "similar"]
 
 
 def test_trajectory_alone_lists_its_evaluators(tmp_path: Path, wheels: dict[str, Path]) -> None:

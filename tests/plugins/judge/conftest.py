@@ -15,7 +15,10 @@ from agent_eval.testing import ChatServer
 def judge_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """No judge configured from the outside, a private cache folder, and fast backoff; returns the cache folder."""
     for name in list(os.environ):
-        if name.startswith(("AGENT_EVAL_JUDGE_", "AGENT_EVAL_CACHE")) or name in ("GROQ_API_KEY", "XDG_CACHE_HOME"):
+        if name.startswith(("AGENT_EVAL_JUDGE_", "AGENT_EVAL_EMBEDDINGS_", "AGENT_EVAL_CACHE")) or name in (
+            "GROQ_API_KEY",
+            "XDG_CACHE_HOME",
+        ):
             monkeypatch.delenv(name)
         # A proxy in the developer's environment would stand between the judge and the test server.
         if name.lower() in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):

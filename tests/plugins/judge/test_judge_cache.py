@@ -109,7 +109,8 @@ def test_errors_are_never_cached(
     assert len(stored_verdicts(judge_environment)) == 1
 
 
-def test_unreadable_answers_are_never_cached(judge_at: ChatServer) -> None:
+def test_unreadable_answers_are_never_cached(judge_at: ChatServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_EVAL_JUDGE_REPAIR", "0")
     judge_at.queue("PASS, looks good", verdict_reply(True))
     assert only(run_cases([llm_judge("polite")])).status == "error"
     assert only(run_cases([llm_judge("polite")])).status == "passed"

@@ -88,7 +88,10 @@ def test_prose_answer_is_an_error_not_a_failure(judge_at: ChatServer) -> None:
     assert "127.0.0.1" in result.error and "judge-model" in result.error
 
 
-def test_tokens_spent_on_an_unreadable_answer_still_count_in_the_report(judge_at: ChatServer) -> None:
+def test_tokens_spent_on_an_unreadable_answer_still_count_in_the_report(
+    judge_at: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_EVAL_JUDGE_REPAIR", "0")
     judge_at.queue(completion_reply("PASS, looks good"))
     report = run_cases([llm_judge("polite")])
     evaluation = only(report).evaluations[0]
@@ -118,7 +121,11 @@ def test_fenced_answer_is_read(judge_at: ChatServer) -> None:
         (completion_reply(verdict_text(True), finish_reason="content_filter"), "content filter"),
     ],
 )
-def test_unreadable_answers_are_errors(judge_at: ChatServer, reply: Reply, fragment: str) -> None:
+def test_unreadable_answers_are_errors(
+    judge_at: ChatServer, reply: Reply, fragment: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Read once: the second chance an unreadable answer gets is tested in test_judge_repair.py.
+    monkeypatch.setenv("AGENT_EVAL_JUDGE_REPAIR", "0")
     judge_at.queue(reply)
     result = only(run_cases([llm_judge("polite")]))
     assert result.status == "error"

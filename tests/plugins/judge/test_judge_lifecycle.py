@@ -141,7 +141,16 @@ def test_installed_entry_point_lists_llm_judge_with_its_parameters() -> None:
     assert entry["package"] == "agent-eval-judge"
     assert entry["description"].startswith("Grades the answer against a natural-language criterion")
     names = [parameter["name"] for parameter in entry["parameters"]]
-    assert names == ["criteria", "judge_agent", "model", "include_input", "include_expected", "samples", "cache"]
+    assert names == [
+        "criteria",
+        "judge_agent",
+        "model",
+        "include_input",
+        "include_expected",
+        "samples",
+        "cache",
+        "include_trajectory",
+    ]
 
 
 def test_settings_are_read_once_per_run_not_per_evaluation(

@@ -1,4 +1,4 @@
-"""agent-eval-judge: the ``llm_judge`` evaluator, which grades answers against a criterion with an LLM.
+"""agent-eval-judge: ``llm_judge``, which grades answers against a criterion with an LLM, and ``similar``.
 
 Importing this package is cheap: the judging machinery loads on first use, and
 the HTTP client (aiohttp) only when a judge is about to send its first request.
@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_eval_judge._version import __version__
 from agent_eval_judge.evaluator import LLMJudge, llm_judge
+from agent_eval_judge.similar import Similar, similar
 
 if TYPE_CHECKING:
     from agent_eval_judge.errors import (
@@ -31,8 +32,10 @@ __all__ = [
     "JudgeRequestError",
     "JudgeUnavailable",
     "LLMJudge",
+    "Similar",
     "__version__",
     "llm_judge",
+    "similar",
 ]
 
 _ERRORS = frozenset(name for name in __all__ if name.startswith("Judge") and name != "JudgeOptions")

@@ -29,13 +29,32 @@ GROQ_DEFAULT_MODEL = "openai/gpt-oss-120b"
 
 CACHE_DIR = "AGENT_EVAL_CACHE_DIR"
 CACHE_SWITCH = "AGENT_EVAL_JUDGE_CACHE"
+REPAIR_SWITCH = "AGENT_EVAL_JUDGE_REPAIR"
+MAX_BODY = "AGENT_EVAL_JUDGE_MAX_BODY"
+
+EMBEDDINGS_BASE_URL = "AGENT_EVAL_EMBEDDINGS_BASE_URL"
+EMBEDDINGS_API_KEY = "AGENT_EVAL_EMBEDDINGS_API_KEY"
+EMBEDDINGS_MODEL = "AGENT_EVAL_EMBEDDINGS_MODEL"
+DEFAULT_EMBEDDINGS_MODEL = "text-embedding-3-small"
+BATCH_SIZE = "AGENT_EVAL_EMBEDDINGS_BATCH_SIZE"
+BATCH_WINDOW = "AGENT_EVAL_EMBEDDINGS_BATCH_WINDOW"
 
 NOT_CONFIGURED = (
     f"no LLM judge configured: set {BASE_URL} and {MODEL} (and {API_KEY} if the endpoint needs a key) "
     f"for any OpenAI-compatible endpoint, or {GROQ_KEY} for Groq, or pass llm_judge(judge_agent=...)"
 )
 
+EMBEDDINGS_NOT_CONFIGURED = (
+    f"no embeddings endpoint configured: set {EMBEDDINGS_BASE_URL} (and {EMBEDDINGS_API_KEY} if the endpoint "
+    f"needs a key) for any OpenAI-compatible /embeddings endpoint, or {BASE_URL} to use the judge's endpoint; "
+    f"{EMBEDDINGS_MODEL} names the model (default {DEFAULT_EMBEDDINGS_MODEL})"
+)
+
 T = TypeVar("T", int, float)
+
+
+def _key_variable_of(endpoint: Endpoint) -> str:
+    return GROQ_KEY if endpoint.source == GROQ_KEY else API_KEY
 
 
 @attrs.frozen
@@ -47,6 +66,10 @@ class Endpoint:
     api_key: Secret | None = attrs.field(default=None, repr=False)
     #: Which variable named the endpoint, for hints in error messages.
     source: str = BASE_URL
+    #: Which variable holds its key, for hints in error messages.
+    key_variable: str = attrs.field(default=attrs.Factory(_key_variable_of, takes_self=True), kw_only=True, repr=False)
+    #: What the endpoint is asked for, in messages: ``judge`` (chat completions) or ``embeddings``.
+    role: str = attrs.field(default="judge", kw_only=True)
 
     # The URL's parts are worked out once per endpoint: a run asks for them on every evaluation.
 
@@ -55,6 +78,13 @@ class Endpoint:
         """``{base}/chat/completions``, keeping any query string of the base URL."""
         parts = urlsplit(self.base_url)
         path = parts.path.rstrip("/") + "/chat/completions"
+        return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+
+    @functools.cached_property
+    def embeddings_url(self) -> str:
+        """``{base}/embeddings``, keeping any query string of the base URL."""
+        parts = urlsplit(self.base_url)
+        path = parts.path.rstrip("/") + "/embeddings"
         return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
 
     @functools.cached_property
@@ -71,14 +101,9 @@ class Endpoint:
         """Scheme, host, port and path: what identifies the endpoint in the cache and the cool-down."""
         return f"{urlsplit(self.base_url).scheme}://{self.display}"
 
-    @property
-    def key_variable(self) -> str:
-        """The variable that holds this endpoint's key."""
-        return GROQ_KEY if self.source == GROQ_KEY else API_KEY
-
     def describe(self) -> str:
         """``judge endpoint host/path (model 'm')`` for messages."""
-        return f"judge endpoint {self.display} (model {self.model!r})"
+        return f"{self.role} endpoint {self.display} (model {self.model!r})"
 
 
 def resolve_endpoint(model: str | None = None, environ: Mapping[str, str] | None = None) -> Endpoint:
@@ -91,7 +116,7 @@ def resolve_endpoint(model: str | None = None, environ: Mapping[str, str] | None
     key = env.get(API_KEY, "").strip()
     chosen = model or env.get(MODEL, "").strip() or None
     if base:
-        _check_url(base)
+        _check_url(base, BASE_URL)
         if not chosen:
             raise JudgeConfigError(f"{BASE_URL} is set but no model is: set {MODEL} or pass llm_judge(model=...)")
         return Endpoint(base, chosen, Secret(key) if key else None, BASE_URL)
@@ -104,12 +129,42 @@ def resolve_endpoint(model: str | None = None, environ: Mapping[str, str] | None
     raise Skip(NOT_CONFIGURED)
 
 
-def _check_url(url: str) -> None:
+def resolve_embeddings_endpoint(environ: Mapping[str, str] | None = None) -> Endpoint:
+    """The embeddings endpoint from the environment; raise Skip when nothing is configured.
+
+    ``AGENT_EVAL_EMBEDDINGS_BASE_URL``, else the judge's base URL. The judge's key goes only to the
+    judge's own endpoint: an embeddings endpoint elsewhere gets ``AGENT_EVAL_EMBEDDINGS_API_KEY`` or no key.
+    """
+    env = os.environ if environ is None else environ
+    model = env.get(EMBEDDINGS_MODEL, "").strip() or DEFAULT_EMBEDDINGS_MODEL
+    own, own_key = env.get(EMBEDDINGS_BASE_URL, "").strip(), env.get(EMBEDDINGS_API_KEY, "").strip()
+    judge, judge_key = env.get(BASE_URL, "").strip(), env.get(API_KEY, "").strip()
+    base, source = (own, EMBEDDINGS_BASE_URL) if own else (judge, BASE_URL)
+    if not base:
+        if own_key:
+            raise JudgeConfigError(
+                f"{EMBEDDINGS_API_KEY} is set but neither {EMBEDDINGS_BASE_URL} nor {BASE_URL} is: "
+                "set one to the endpoint's base URL"
+            )
+        raise Skip(EMBEDDINGS_NOT_CONFIGURED)
+    _check_url(base, source)
+    key, key_variable = own_key, EMBEDDINGS_API_KEY
+    if not key and judge_key and (not own or _same_endpoint(own, judge)):
+        key, key_variable = judge_key, API_KEY
+    secret = Secret(key) if key else None
+    return Endpoint(base, model, secret, source, key_variable=key_variable, role="embeddings")
+
+
+def _same_endpoint(first: str, second: str) -> bool:
+    return bool(second) and Endpoint(first, "-").identity == Endpoint(second, "-").identity
+
+
+def _check_url(url: str, variable: str) -> None:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         shown = redact(url)
         raise JudgeConfigError(
-            f"{BASE_URL}={shown!r} is not an http(s) URL; expected e.g. http://127.0.0.1:11434/v1"
+            f"{variable}={shown!r} is not an http(s) URL; expected e.g. http://127.0.0.1:11434/v1"
         ) from None
 
 
@@ -132,6 +187,14 @@ class Settings:
     max_tokens: int = 1024
     #: Answers, inputs and references longer than this many characters are cut before judging.
     max_chars: int = 50_000
+    #: The largest HTTP answer read, in bytes; reading stops there, with an error.
+    max_body: int = 4 * 1024 * 1024
+    #: A second chance for an answer that cannot be read (asked again) or was cut off (a larger budget).
+    repair: bool = True
+    #: Texts sent in one ``/embeddings`` request at most.
+    embeddings_batch_size: int = 32
+    #: Seconds a text waits for others to share its ``/embeddings`` request.
+    embeddings_batch_window: float = 0.02
     cache: bool = True
     #: The cache folder, as a string: the cache builds its file names with ``os.path``.
     cache_dir: str = attrs.field(factory=lambda: default_cache_dir({}))
@@ -152,6 +215,14 @@ class Settings:
             ),
             max_tokens=_number(env, "AGENT_EVAL_JUDGE_MAX_TOKENS", int, defaults.max_tokens, minimum=16),
             max_chars=_number(env, "AGENT_EVAL_JUDGE_MAX_CHARS", int, defaults.max_chars, minimum=100),
+            max_body=_number(env, MAX_BODY, int, defaults.max_body, minimum=1024),
+            repair=_switch(env, REPAIR_SWITCH),
+            embeddings_batch_size=_number(
+                env, BATCH_SIZE, int, defaults.embeddings_batch_size, minimum=1, maximum=2048
+            ),
+            embeddings_batch_window=_number(
+                env, BATCH_WINDOW, float, defaults.embeddings_batch_window, minimum=0, maximum=10
+            ),
             cache=_switch(env, CACHE_SWITCH),
             cache_dir=default_cache_dir(env),
         )
@@ -171,17 +242,26 @@ def default_cache_dir(environ: Mapping[str, str]) -> str:
     return os.path.join(base, "agent-eval")
 
 
-def _number(env: Mapping[str, str], name: str, kind: Callable[[str], T], default: T, *, minimum: float) -> T:
+def _number(
+    env: Mapping[str, str],
+    name: str,
+    kind: Callable[[str], T],
+    default: T,
+    *,
+    minimum: float,
+    maximum: float | None = None,
+) -> T:
     raw = env.get(name, "").strip()
     if not raw:
         return default
     what = "a whole number" if kind is int else "a number"
+    wanted = f"{what} of at least {minimum:g}" if maximum is None else f"{what} from {minimum:g} to {maximum:g}"
     try:
         value = kind(raw)
     except ValueError:
-        raise JudgeConfigError(f"{name}={raw!r} is not {what}; expected {what} of at least {minimum:g}") from None
-    if not math.isfinite(value) or value < minimum:
-        raise JudgeConfigError(f"{name}={raw!r} is out of range; expected {what} of at least {minimum:g}")
+        raise JudgeConfigError(f"{name}={raw!r} is not {what}; expected {wanted}") from None
+    if not math.isfinite(value) or value < minimum or (maximum is not None and value > maximum):
+        raise JudgeConfigError(f"{name}={raw!r} is out of range; expected {wanted}")
     return value
 
 

@@ -27,6 +27,7 @@ def llm_judge(
     include_expected: bool = True,
     samples: int = 1,
     cache: bool = True,
+    include_trajectory: bool = False,
 ) -> LLMJudge:
     """Grades the answer against a natural-language criterion with an LLM judge (or a judge agent).
 
@@ -38,6 +39,8 @@ def llm_judge(
     :param include_expected: show the judge the case's expected answer, when it has one.
     :param samples: ask this many times; the majority decides, the score is the mean.
     :param cache: reuse stored verdicts for unchanged questions (also ``AGENT_EVAL_JUDGE_CACHE=0``).
+    :param include_trajectory: show the judge the agent's tool calls (name, arguments, result or error, in
+        order), fenced as data, so that the criterion may be about what the agent did.
     """
     from agent_eval_judge.options import JudgeOptions
 
@@ -49,30 +52,17 @@ def llm_judge(
         include_expected=include_expected,
         samples=samples,
         cache=cache,
+        include_trajectory=include_trajectory,
     )
     return LLMJudge(options)
 
 
-class LLMJudge:
-    """The evaluator ``llm_judge`` returns; ``await judge.aclose()`` when using it outside a run."""
+class SessionHolder:
+    """An evaluator that uses the run's session (HTTP client, caches); ``await it.aclose()`` outside a run."""
 
-    name = "llm_judge"
-
-    def __init__(self, options: JudgeOptions) -> None:
-        self.options = options
+    def __init__(self) -> None:
         #: The runs' sessions this evaluator holds (released by :meth:`aclose`).
         self.sessions: list[Session] = []
-
-    def __repr__(self) -> str:
-        criteria = " ".join(self.options.criteria.split())
-        if len(criteria) > 60:
-            criteria = criteria[:59] + "…"
-        extra = f", samples={self.options.samples}" if self.options.samples != 1 else ""
-        return f"llm_judge({criteria!r}{extra})"
-
-    async def __call__(self, output: Any, ctx: EvaluatorContext | None = None) -> Verdict:
-        """Ask the judge whether ``output`` meets the criterion; raise JudgeError when it cannot tell."""
-        return await _judge_function()(self.options, self._session(), output, ctx)
 
     def _session(self) -> Session:
         """The running loop's session, held by this evaluator from its first evaluation there until :meth:`aclose`."""
@@ -88,12 +78,35 @@ class LLMJudge:
         return session
 
     async def aclose(self) -> None:
-        """Release this evaluator's hold on the run's session: cache and HTTP client, closed once nobody holds it."""
+        """Release this evaluator's hold on the run's session: caches and HTTP client, closed once nobody holds it."""
         sessions, self.sessions = self.sessions, []
         if sessions:
             from agent_eval_judge.session import release
 
             await release(self, sessions)
+
+
+class LLMJudge(SessionHolder):
+    """The evaluator ``llm_judge`` returns; ``await judge.aclose()`` when using it outside a run."""
+
+    name = "llm_judge"
+
+    def __init__(self, options: JudgeOptions) -> None:
+        super().__init__()
+        self.options = options
+
+    def __repr__(self) -> str:
+        criteria = " ".join(self.options.criteria.split())
+        if len(criteria) > 60:
+            criteria = criteria[:59] + "…"
+        extra = f", samples={self.options.samples}" if self.options.samples != 1 else ""
+        if self.options.include_trajectory:
+            extra += ", include_trajectory=True"
+        return f"llm_judge({criteria!r}{extra})"
+
+    async def __call__(self, output: Any, ctx: EvaluatorContext | None = None) -> Verdict:
+        """Ask the judge whether ``output`` meets the criterion; raise JudgeError when it cannot tell."""
+        return await _judge_function()(self.options, self._session(), output, ctx)
 
 
 @functools.cache

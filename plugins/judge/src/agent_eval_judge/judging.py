@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agent_eval import AgentContext, EvaluatorContext, Verdict, as_text, callable_name, invoke
-from agent_eval_judge.answer import JudgeAnswer, Unreadable, parse_answer, shown
+from agent_eval import AgentContext, EvaluatorContext, Verdict, as_text, callable_name
+from agent_eval_judge.answer import JudgeAnswer
+from agent_eval_judge.asking import ask_agent, ask_endpoint
 from agent_eval_judge.cache import KeyMaker
 from agent_eval_judge.config import Endpoint, Settings
-from agent_eval_judge.errors import JudgeAnswerError, JudgeError
+from agent_eval_judge.errors import JudgeAnswerError
 from agent_eval_judge.prompt import NONCE_PLACEHOLDER, PROMPT_VERSION, SYSTEM_PROMPT, Question, clip, new_nonce
-from agent_eval_judge.redact import redact
+from agent_eval_judge.trajectory import render_trajectory
 
 if TYPE_CHECKING:
     from agent_eval_judge.options import JudgeOptions
     from agent_eval_judge.session import Session
-    from agent_eval_judge.transport import Completion
 
 
 @attrs.frozen
@@ -31,6 +31,9 @@ class Sample:
     usage: Mapping[str, int] = attrs.Factory(dict)
     requests: int = 0
     output_mode: str | None = None
+    usage_complete: bool = True
+    #: What was wrong with the judge's first answer, when asking again gave this verdict.
+    repaired: str | None = None
 
 
 async def judge(options: JudgeOptions, session: Session, output: Any, ctx: EvaluatorContext | None) -> Verdict:
@@ -43,6 +46,8 @@ async def judge(options: JudgeOptions, session: Session, output: Any, ctx: Evalu
     question, clipped = build_question(options, text, ctx, session.settings.max_chars)
     samples = await _gather(options, question, ctx, endpoint, session)
     metadata = _metadata(options, samples, endpoint)
+    if options.include_trajectory:
+        metadata["trajectory"] = len(ctx.tool_calls) if ctx is not None else 0
     if clipped:
         metadata["truncated_for_judge"] = True
     return decide(samples, metadata)
@@ -60,7 +65,11 @@ def build_question(
     if ctx is not None and options.include_expected and ctx.expected is not None:
         given_expected, cut = clip(as_text(ctx.expected), limit)
         clipped = clipped or cut
-    return Question(options.criteria, answer, given_input, given_expected), clipped
+    trajectory = None
+    if options.include_trajectory:
+        trajectory, cut = render_trajectory(ctx.tool_calls if ctx is not None else (), limit)
+        clipped = clipped or cut
+    return Question(options.criteria, answer, given_input, given_expected, trajectory=trajectory), clipped
 
 
 async def _gather(
@@ -70,15 +79,16 @@ async def _gather(
     endpoint: Endpoint | None,
     session: Session,
 ) -> list[Sample]:
+    attempt = ctx.attempt if ctx is not None else 0
     if options.samples == 1:
         if endpoint is None:
             return [await _ask_agent(options, question, ctx, session)]
-        return [await _ask_endpoint(options, question, 0, endpoint, session)]
+        return [await _ask_endpoint(options, question, (0, attempt), endpoint, session)]
 
     def one(index: int) -> Any:
         if endpoint is None:
             return _ask_agent(options, question, ctx, session)
-        return _ask_endpoint(options, question, index, endpoint, session)
+        return _ask_endpoint(options, question, (index, attempt), endpoint, session)
 
     outcomes = await asyncio.gather(*(one(index) for index in range(options.samples)), return_exceptions=True)
     samples: list[Sample] = []
@@ -90,46 +100,45 @@ async def _gather(
 
 
 async def _ask_endpoint(
-    options: JudgeOptions, question: Question, index: int, endpoint: Endpoint, session: Session
+    options: JudgeOptions, question: Question, draw: tuple[int, int], endpoint: Endpoint, session: Session
 ) -> Sample:
+    """One sample from the endpoint (or the cache); ``draw`` is (sample index, attempt of the case)."""
     settings = session.settings
     store = session.verdicts if options.cache else None
     key = None
     if store is not None:
-        key = cache_key(session, question, index, endpoint)
+        key = cache_key(session, question, draw, endpoint)
         hit = store.get(key)
         if hit is not None:
             answer, facts = hit
             mode = facts.get("output_mode")
             return Sample(answer, cached=True, output_mode=mode if isinstance(mode, str) else None)
-    completion = await session.requester.complete(endpoint, question.messages(new_nonce()))
-    try:
-        answer = read_completion(completion, endpoint.describe(), settings.max_tokens, session.redact)
-    except JudgeError as error:
-        # the endpoint was paid for an answer the judge could not use: the report still counts it
-        error.metadata.update(model=endpoint.model, usage={**completion.usage, "requests": completion.requests})
-        raise
+    answered = await ask_endpoint(session.requester, endpoint, question.messages(new_nonce()), settings, session.redact)
     if store is not None and key is not None:
-        store.put(key, answer, {"model": endpoint.model, "output_mode": completion.output_mode})
-    return Sample(answer, False, completion.usage, completion.requests, completion.output_mode)
+        store.put(key, answered.answer, {"model": endpoint.model, "output_mode": answered.output_mode})
+    return Sample(
+        answered.answer,
+        False,
+        answered.usage,
+        answered.requests,
+        answered.output_mode,
+        usage_complete=answered.usage_complete,
+        repaired=answered.repaired,
+    )
 
 
 async def _ask_agent(
     options: JudgeOptions, question: Question, ctx: EvaluatorContext | None, session: Session
 ) -> Sample:
     assert options.judge_agent is not None
-    prompt = question.single_prompt(new_nonce())
     agent_ctx = ctx.agent_ctx if ctx is not None else AgentContext()
-    value = await invoke(options.judge_agent, prompt, agent_ctx)
-    where = f"judge agent {callable_name(options.judge_agent)}"
-    text = as_text(value)
-    if not text.strip():
-        raise JudgeAnswerError(f"{where}: the judge's answer is empty", category="judge_empty")
-    return Sample(_parse(text, where, session.redact))
+    prompt = question.single_prompt(new_nonce())
+    answered = await ask_agent(options.judge_agent, prompt, agent_ctx, session.settings, session.redact)
+    return Sample(answered.answer, repaired=answered.repaired)
 
 
-def fixed_key_parts(endpoint: Endpoint, settings: Settings) -> dict[str, Any]:
-    """What every cached verdict of an (endpoint, model) depends on: hashed once per run.
+def fixed_key_parts(endpoint: Endpoint, settings: Settings, system: str = SYSTEM_PROMPT) -> dict[str, Any]:
+    """What every cached verdict of an (endpoint, model, instructions) depends on: hashed once per run.
 
     The output mode is left out: it changes the wire format, not the question,
     and an endpoint that needs a step down would otherwise miss on every fresh run.
@@ -139,54 +148,40 @@ def fixed_key_parts(endpoint: Endpoint, settings: Settings) -> dict[str, Any]:
         "model": endpoint.model,
         "params": {"temperature": 0, "max_tokens": settings.max_tokens},
         "prompt_version": PROMPT_VERSION,
-        "system": SYSTEM_PROMPT,
+        "system": system,
     }
 
 
-def cache_key(session: Session, question: Question, index: int, endpoint: Endpoint) -> str:
-    """The cache key of one sample: the fixed parts, the user message and the sample index.
+def cache_key(session: Session, question: Question, draw: tuple[int, int], endpoint: Endpoint) -> str:
+    """The cache key of one sample: the fixed parts, the user message, the sample index and the attempt.
 
     The per-call marker code is replaced by a fixed placeholder, or no run could ever hit the cache.
+    The first attempt of a case adds nothing for its attempt, so caches written before repeats
+    existed (and runs that do not repeat) keep their keys; a later attempt is a question of its own,
+    so a repeat is asked again rather than copied from the first.
     """
-    pair = (endpoint.identity, endpoint.model)
-    maker = session.key_makers.get(pair)
+    # The instructions differ with the trajectory shown (and the trajectory is in the user message).
+    system = question.system_prompt
+    fixed = (endpoint.identity, endpoint.model, system is not SYSTEM_PROMPT)
+    maker = session.key_makers.get(fixed)
     if maker is None:
-        maker = session.key_makers[pair] = KeyMaker(fixed_key_parts(endpoint, session.settings))
-    return maker.key(question.user_message(NONCE_PLACEHOLDER), str(index))
-
-
-def read_completion(
-    completion: Completion, where: str, max_tokens: int, scrub: Callable[[str], str] = redact
-) -> JudgeAnswer:
-    """The verdict in a completion; a refusal, a cut-off, an empty or unreadable answer raises JudgeAnswerError."""
-    if completion.refusal:
-        raise JudgeAnswerError(f"{where}: the judge refused: {shown(completion.refusal)}", category="judge_refused")
-    if completion.finish_reason == "content_filter":
-        raise JudgeAnswerError(f"{where}: the endpoint's content filter stopped the answer", category="judge_refused")
-    if completion.finish_reason == "length":
-        raise JudgeAnswerError(
-            f"{where}: the judge's answer was cut off at {max_tokens} tokens (finish_reason 'length'); "
-            "raise AGENT_EVAL_JUDGE_MAX_TOKENS",
-            category="judge_truncated",
-        )
-    content = completion.content or ""
-    if not content.strip():
-        raise JudgeAnswerError(f"{where}: the judge's answer is empty", category="judge_empty")
-    return _parse(content, where, scrub)
-
-
-def _parse(text: str, where: str, scrub: Callable[[str], str]) -> JudgeAnswer:
-    try:
-        answer = parse_answer(text)
-    except Unreadable as error:
-        raise JudgeAnswerError(f"{where}: {error}") from None
-    # The judge never sees the key, but a proxy in between could echo it back in the reason.
-    reason = scrub(answer.reason)
-    return answer if reason == answer.reason else attrs.evolve(answer, reason=reason)
+        maker = session.key_makers[fixed] = KeyMaker(fixed_key_parts(endpoint, session.settings, system))
+    index, attempt = draw
+    user = question.user_message(NONCE_PLACEHOLDER)
+    if attempt:
+        return maker.key(user, str(index), f"attempt {attempt}")
+    return maker.key(user, str(index))
 
 
 def _metadata(options: JudgeOptions, samples: list[Sample], endpoint: Endpoint | None) -> dict[str, Any]:
     metadata: dict[str, Any] = {"cached": all(sample.cached for sample in samples)}
+    repaired = [sample.repaired for sample in samples if sample.repaired is not None]
+    if repaired:
+        # the verdict came from a second chance: the first answer's problem is worth a look
+        metadata["repaired"] = True
+        metadata["first_error"] = repaired[0]
+        if len(samples) > 1:
+            metadata["repaired_samples"] = len(repaired)
     if endpoint is None:
         metadata["judge_agent"] = callable_name(options.judge_agent)
         return metadata
@@ -195,7 +190,7 @@ def _metadata(options: JudgeOptions, samples: list[Sample], endpoint: Endpoint |
     if mode is not None:
         metadata["output_mode"] = mode
     metadata["usage"] = sum_usage(samples)
-    if any(not sample.cached and not sample.usage for sample in samples):
+    if any(not sample.cached and not sample.usage_complete for sample in samples):
         metadata["usage_complete"] = False
     return metadata
 

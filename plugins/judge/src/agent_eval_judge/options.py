@@ -10,6 +10,12 @@ import attrs
 #: The most samples one evaluation may ask for.
 MAX_SAMPLES = 100
 
+#: What ``similar`` says of a case it has nothing to compare with.
+NO_REFERENCE = (
+    'needs a reference to compare with: give one (similar: "The warranty lasts two years.") '
+    "or give the case an 'expected'"
+)
+
 
 def _criteria(_options: object, _field: object, value: Any) -> None:
     if not isinstance(value, str) or not value.strip():
@@ -60,3 +66,24 @@ class JudgeOptions:
     include_expected: bool = attrs.field(default=True, kw_only=True, validator=_flag)
     samples: int = attrs.field(default=1, kw_only=True, validator=_samples)
     cache: bool = attrs.field(default=True, kw_only=True, validator=_flag)
+    include_trajectory: bool = attrs.field(default=False, kw_only=True, validator=_flag)
+
+
+def _reference(_options: object, _field: object, value: Any) -> None:
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise ValueError(f"reference must be the text to compare with (none: the case's expected), got {value!r}")
+
+
+def _threshold(value: Any) -> float:
+    """The threshold as a float, once checked (a converter, so that ``True`` is refused, not taken for 1)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValueError(f"threshold must be a number from 0 to 1 (the least cosine similarity to pass), got {value!r}")
+    return float(value)
+
+
+@attrs.frozen
+class SimilarOptions:
+    """The options of ``similar``, as checked values (see its docstring for each one's meaning)."""
+
+    reference: str | None = attrs.field(default=None, validator=_reference)
+    threshold: float = attrs.field(default=0.8, kw_only=True, converter=_threshold)

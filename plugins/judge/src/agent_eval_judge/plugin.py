@@ -7,12 +7,14 @@ from typing import Any
 
 from agent_eval import hookimpl
 from agent_eval_judge.evaluator import llm_judge
+from agent_eval_judge.similar import similar
 
 
 @hookimpl
 def register_evaluators(register: Callable[..., Any]) -> None:
-    """Register ``llm_judge``."""
+    """Register ``llm_judge`` and ``similar``."""
     register(llm_judge)
+    register(similar)
 
 
 @hookimpl

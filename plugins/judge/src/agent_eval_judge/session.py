@@ -4,7 +4,7 @@ The settings and endpoints are read from the environment at the run's first
 judge evaluation, not at every one; the verdict cache is loaded at its first
 lookup; the HTTP side (:mod:`agent_eval_judge.transport`, which imports
 aiohttp) is made at the first request, so a run served from the cache never
-loads it. Every ``llm_judge`` evaluator of the run holds the session; the last
+loads it. Every ``llm_judge`` and ``similar`` evaluator of the run holds the session; the last
 one to be closed (the runner closes them at the end of a run) closes it.
 """
 
@@ -17,9 +17,11 @@ import weakref
 from typing import TYPE_CHECKING
 
 from agent_eval_judge.cache import KeyMaker, VerdictCache
-from agent_eval_judge.config import Endpoint, Settings, resolve_endpoint
+from agent_eval_judge.config import Endpoint, Settings, resolve_embeddings_endpoint, resolve_endpoint
+from agent_eval_judge.embeddings import Embeddings
 from agent_eval_judge.errors import JudgeConfigError
 from agent_eval_judge.redact import Redactor
+from agent_eval_judge.vectors import VectorCache
 
 if TYPE_CHECKING:
     from agent_eval_judge.transport import Requester
@@ -43,9 +45,10 @@ class Session:
         #: Removes the environment's credentials (found once) from every reason the judge gives.
         self.redact = Redactor.from_environment()
         #: Cache keys' fixed parts, hashed once per (endpoint, model).
-        self.key_makers: dict[tuple[str, str], KeyMaker] = {}
+        self.key_makers: dict[tuple[str, str, bool], KeyMaker] = {}
         self._endpoints: dict[str | None, Endpoint] = {}
         self._verdicts: VerdictCache | None = None
+        self._embeddings: Embeddings | None = None
         self._requester: Requester | None = None
 
     def is_current(self) -> bool:
@@ -76,6 +79,17 @@ class Session:
             self._verdicts = VerdictCache(folder)
         return self._verdicts
 
+    def embeddings(self) -> Embeddings:
+        """The run's embeddings (endpoint from the environment, resolved once); Skip when none is configured."""
+        if self._embeddings is None:
+            endpoint = resolve_embeddings_endpoint()  # first: unconfigured is a skip, whatever else is set
+            settings = self.settings
+            store = None
+            if settings.cache:
+                store = VectorCache(os.path.join(settings.cache_dir, "embeddings"))  # noqa: PTH118
+            self._embeddings = Embeddings(endpoint, lambda: self.requester, store, settings)
+        return self._embeddings
+
     @property
     def requester(self) -> Requester:
         """The HTTP side, made (and aiohttp imported) at the first request."""
@@ -92,6 +106,8 @@ class Session:
         self.closed = True
         if self._verdicts is not None:
             self._verdicts.close()
+        if self._embeddings is not None:
+            await self._embeddings.aclose()
         if self._requester is not None:
             await self._requester.aclose()
 

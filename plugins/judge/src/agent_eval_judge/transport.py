@@ -12,19 +12,29 @@ is about to be made.
 No aiohttp exception leaves this module, nor is any chained to the errors it
 raises: their reprs carry the request's headers, the key among them. Failures
 become one-line descriptions built from what is safe to show.
+
+The endpoint is not trusted to be well-behaved: an answer is read up to
+``max_body`` bytes and no further, an answer whose JSON gives a key twice is an
+error (two ``"choices"`` could say two things), and a large answer is parsed in a
+worker thread, so that the other evaluations of the run keep going meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
-from collections.abc import Mapping
-from typing import Any
+import math
+import sys
+from array import array
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import aiohttp
 import attrs
 
+from agent_eval_judge import strict_json
 from agent_eval_judge._version import __version__
 from agent_eval_judge.config import Endpoint, Settings
 from agent_eval_judge.errors import (
@@ -46,6 +56,10 @@ _HINTS = {
     404: "check the model name and the base URL",
 }
 _CIRCUIT_CATEGORIES = {401: "judge_auth", 403: "judge_auth", 404: "judge_model_not_found"}
+_TRIPPING = frozenset({"judge_auth", "judge_model_not_found", "judge_quota"})
+#: Answers larger than this are parsed in a worker thread (a verdict is a few hundred bytes).
+_PARSE_IN_THREAD = 256 * 1024
+R = TypeVar("R")
 # Made once: json.dumps with options builds a new encoder on every call, which costs more than the encoding.
 _encode_body = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
@@ -64,6 +78,15 @@ class Completion:
     requests: int
 
 
+@attrs.frozen
+class Embedded:
+    """What came back from one successful ``/embeddings`` exchange: one vector per text, in order."""
+
+    vectors: list[list[float]]
+    usage: Mapping[str, int]
+    requests: int
+
+
 @attrs.define
 class _Tuning:
     """What an (endpoint, model) pair turned out to accept, learnt from its 400s during the run."""
@@ -72,11 +95,11 @@ class _Tuning:
     send_temperature: bool = True
     tokens_field: str = "max_tokens"
 
-    def body(self, model: str, messages: list[dict[str, str]], settings: Settings) -> dict[str, Any]:
+    def body(self, model: str, messages: list[dict[str, str]], max_tokens: int) -> dict[str, Any]:
         body: dict[str, Any] = {"model": model, "messages": messages}
         if self.send_temperature:
             body["temperature"] = 0
-        body[self.tokens_field] = settings.max_tokens
+        body[self.tokens_field] = max_tokens
         fmt = response_format(self.mode)
         if fmt is not None:
             body["response_format"] = fmt
@@ -155,11 +178,11 @@ class _Target:
     headers: Mapping[str, str] = attrs.field(repr=False)
 
     @classmethod
-    def of(cls, endpoint: Endpoint) -> _Target:
+    def of(cls, endpoint: Endpoint, url: str) -> _Target:
         headers = {"Content-Type": "application/json"}
         if endpoint.api_key is not None:
             headers["Authorization"] = "Bearer " + endpoint.api_key.reveal()
-        return cls(endpoint.chat_url, headers)
+        return cls(url, headers)
 
 
 @attrs.frozen
@@ -171,6 +194,33 @@ class _Answer:
     body: bytes
 
 
+class _TooLarge(Exception):
+    """The answer is larger than the settings allow; reading stopped."""
+
+    def __init__(self, declared: int | None) -> None:
+        self.declared = declared
+
+
+async def _read_capped(response: aiohttp.ClientResponse, cap: int) -> bytes:
+    """The answer's body, read chunk by chunk up to ``cap`` bytes (after decompression); _TooLarge beyond."""
+    declared = response.content_length
+    if declared is not None and declared > cap:
+        raise _TooLarge(declared)
+    body = bytearray()
+    async for chunk in response.content.iter_any():
+        body += chunk
+        if len(body) > cap:
+            raise _TooLarge(None)
+    return bytes(body)
+
+
+async def _off_the_loop(parse: Callable[[bytes], R], body: bytes) -> R:
+    """``parse(body)``, in a worker thread when the body is large, so the event loop is not held meanwhile."""
+    if len(body) > _PARSE_IN_THREAD:
+        return await asyncio.to_thread(parse, body)
+    return parse(body)
+
+
 class Requester:
     """The run's HTTP side: its client, and what it learns about each endpoint during the run."""
 
@@ -179,7 +229,7 @@ class Requester:
         self.settings = settings
         self.client = _client(settings)
         self._endpoints: dict[str, _EndpointState] = {}
-        self._targets: dict[Endpoint, _Target] = {}
+        self._targets: dict[tuple[Endpoint, str], _Target] = {}
         self._tuning: dict[tuple[str, str], _Tuning] = {}
         self._circuit: dict[tuple[str, str], JudgeError] = {}
         self.closed = False
@@ -196,52 +246,101 @@ class Requester:
             state = self._endpoints[endpoint.identity] = _EndpointState(self.settings.concurrency)
         return state
 
-    def target(self, endpoint: Endpoint) -> _Target:
-        """The endpoint's URL and headers."""
-        target = self._targets.get(endpoint)
+    def target(self, endpoint: Endpoint, url: str) -> _Target:
+        """The URL's target: the URL and the endpoint's headers."""
+        target = self._targets.get((endpoint, url))
         if target is None:
-            target = self._targets[endpoint] = _Target.of(endpoint)
+            target = self._targets[(endpoint, url)] = _Target.of(endpoint, url)
         return target
 
-    async def complete(self, endpoint: Endpoint, messages: list[dict[str, str]]) -> Completion:
-        """Ask the endpoint for a chat completion, riding out rate limits and transient failures."""
-        pair = (endpoint.identity, endpoint.model)
+    def _circuit_for(self, pair: tuple[str, str]) -> None:
         tripped = self._circuit.get(pair)
         if tripped is not None:
             raise type(tripped)(str(tripped), category=tripped.category)
-        exchange = _Exchange(self, endpoint, self._endpoint(endpoint), self._tuning.setdefault(pair, _Tuning()))
+
+    async def _exchange(
+        self,
+        endpoint: Endpoint,
+        url: str,
+        build: Callable[[], dict[str, Any]],
+        adapt: Callable[[ApiProblem, dict[str, Any]], str | None] | None = None,
+    ) -> tuple[_Answer, dict[str, Any], int]:
+        """A 200 answer from ``url``, the body that got it and the requests made; failures raise JudgeError."""
+        pair = (url, endpoint.model)
+        self._circuit_for(pair)
+        exchange = _Exchange(self, endpoint, url, self._endpoint(endpoint))
         try:
-            return await exchange.run(messages)
+            answer, body = await exchange.run(build, adapt)
         except JudgeRequestError as error:
-            if error.category in ("judge_auth", "judge_model_not_found", "judge_quota"):
+            if error.category in _TRIPPING:
                 self._circuit.setdefault(pair, error)
             raise
+        return answer, body, exchange.requests
+
+    async def complete(
+        self, endpoint: Endpoint, messages: list[dict[str, str]], *, max_tokens: int | None = None
+    ) -> Completion:
+        """Ask the endpoint for a chat completion, riding out rate limits and transient failures.
+
+        ``max_tokens`` replaces the settings' answer budget for this question.
+        """
+        budget = max_tokens or self.settings.max_tokens
+        tuning = self._tuning.setdefault((endpoint.identity, endpoint.model), _Tuning())
+        answer, body, requests = await self._exchange(
+            endpoint, endpoint.chat_url, lambda: tuning.body(endpoint.model, messages, budget), tuning.adapt
+        )
+        try:
+            data = await _off_the_loop(strict_json.loads, answer.body)
+        except strict_json.RepeatedKey as repeated:
+            raise _repeated_key(endpoint, repeated) from None
+        except ValueError:
+            data = None
+        return _completion(endpoint, answer, data, _mode_of(body), requests)
+
+    async def embed(self, endpoint: Endpoint, texts: Sequence[str]) -> Embedded:
+        """One vector per text from the endpoint's ``/embeddings``, with the same retries as :meth:`complete`."""
+        body = {"model": endpoint.model, "input": list(texts)}
+        answer, _, requests = await self._exchange(endpoint, endpoint.embeddings_url, lambda: body)
+        count = len(body["input"])
+        try:
+            data, vectors = await _off_the_loop(lambda raw: _read_embeddings(raw, count), answer.body)
+        except strict_json.RepeatedKey as repeated:
+            raise _repeated_key(endpoint, repeated) from None
+        except _NotEmbeddings as problem:
+            raise JudgeProtocolError(
+                f"{endpoint.describe()}: HTTP 200 but not an embeddings answer: {problem} ({_snippet(answer.body)})"
+            ) from None
+        return Embedded(vectors, _usage(data), requests)
 
 
 class _Exchange:
     """One question to the endpoint, through as many attempts as the settings allow."""
 
-    def __init__(self, requester: Requester, endpoint: Endpoint, state: _EndpointState, tuning: _Tuning) -> None:
+    def __init__(self, requester: Requester, endpoint: Endpoint, url: str, state: _EndpointState) -> None:
         self.requester = requester
         self.settings = requester.settings
-        self.target = requester.target(endpoint)
+        self.target = requester.target(endpoint, url)
         self.endpoint = endpoint
         self.state = state
-        self.tuning = tuning
         self.requests = 0
         self.failures = 0
         # A wait the server asked for on a non-429 failure (a 503 with Retry-After).
         self._next_wait: float | None = None
 
-    async def run(self, messages: list[dict[str, str]]) -> Completion:
+    async def run(
+        self,
+        build: Callable[[], dict[str, Any]],
+        adapt: Callable[[ApiProblem, dict[str, Any]], str | None] | None,
+    ) -> tuple[_Answer, dict[str, Any]]:
+        """The first 200 answer, and the body that got it (``build`` makes each attempt's, after ``adapt``)."""
         while True:
-            body = self.tuning.body(self.endpoint.model, messages, self.settings)
+            body = build()
             answer, failure = await self._send(body)
             if answer is not None and answer.status == 200:
-                return self._read(answer, _mode_of(body))
+                return answer, body
             if answer is not None:
                 problem = ApiProblem.from_body(answer.status, answer.body)
-                if self._handled(problem, answer.headers, body):
+                if self._handled(problem, answer.headers, body, adapt):
                     continue
                 failure = problem.summary()
             await self._after_failure(failure or "no answer")
@@ -256,7 +355,11 @@ class _Exchange:
             # The failure is described, never kept: nothing raised later may chain to an aiohttp exception.
             try:
                 async with client.post(url, data=content, headers=headers, allow_redirects=False) as response:
-                    return _Answer(response.status, response.headers, await response.read()), None
+                    received = await _read_capped(response, self.settings.max_body)
+                    return _Answer(response.status, response.headers, received), None
+            except _TooLarge as large:
+                refusal = self._too_large(large)
+                category = "judge_too_large"
             except TimeoutError:
                 return None, f"no answer within {self.settings.timeout:g} s (AGENT_EVAL_JUDGE_TIMEOUT)"
             except aiohttp.ClientError as error:
@@ -264,11 +367,25 @@ class _Exchange:
             except ValueError as error:
                 # aiohttp would not build the request; trying again would not change its mind.
                 refusal = _request_refused(error)
-        raise JudgeRequestError(f"{self.endpoint.describe()}: {refusal}", category="judge_bad_request")
+                category = "judge_bad_request"
+        if category == "judge_too_large":
+            raise JudgeProtocolError(f"{self.endpoint.describe()}: {refusal}", category=category)
+        raise JudgeRequestError(f"{self.endpoint.describe()}: {refusal}", category=category)
 
-    def _handled(self, problem: ApiProblem, headers: Mapping[str, str], sent: dict[str, Any]) -> bool:
+    def _too_large(self, large: _TooLarge) -> str:
+        cap = self.settings.max_body
+        size = f"announces {large.declared} bytes" if large.declared is not None else f"goes on past {cap} bytes"
+        return f"the answer {size}, more than the {cap}-byte limit (AGENT_EVAL_JUDGE_MAX_BODY); reading stopped there"
+
+    def _handled(
+        self,
+        problem: ApiProblem,
+        headers: Mapping[str, str],
+        sent: dict[str, Any],
+        adapt: Callable[[ApiProblem, dict[str, Any]], str | None] | None,
+    ) -> bool:
         """Deal with an error answer; True to try again at once, False to count a failure and wait."""
-        change = self.tuning.adapt(problem, sent) if problem.status in (400, 422) else None
+        change = adapt(problem, sent) if adapt is not None and problem.status in (400, 422) else None
         if change is not None:
             log.info("%s: %s; retrying %s", self.endpoint.describe(), problem.summary(), change)
             return True
@@ -316,27 +433,91 @@ class _Exchange:
             )
         return JudgeRequestError(f"{self.endpoint.describe()}: {problem.summary()}; {hint}", category=category)
 
-    def _read(self, answer: _Answer, mode: str) -> Completion:
+
+def _completion(endpoint: Endpoint, answer: _Answer, data: Any, mode: str, requests: int) -> Completion:
+    choice = _first_choice(data)
+    if choice is None:
+        raise JudgeProtocolError(f"{endpoint.describe()}: HTTP 200 but not a chat completion: {_snippet(answer.body)}")
+    raw_message = choice.get("message")
+    message: dict[str, Any] = raw_message if isinstance(raw_message, dict) else {}
+    content = message.get("content")
+    refusal = message.get("refusal")
+    return Completion(
+        content=content if isinstance(content, str) else None,
+        finish_reason=_str_or_none(choice.get("finish_reason")),
+        refusal=refusal if isinstance(refusal, str) and refusal else None,
+        usage=_usage(data),
+        output_mode=mode,
+        requests=requests,
+    )
+
+
+def _snippet(body: bytes) -> str:
+    return repr(" ".join(body[:200].decode("utf-8", errors="replace").split()))
+
+
+def _repeated_key(endpoint: Endpoint, repeated: strict_json.RepeatedKey) -> JudgeProtocolError:
+    return JudgeProtocolError(
+        f"{endpoint.describe()}: HTTP 200 but its JSON gives {repeated.key!r} more than once, "
+        "so it can be read two ways; refusing to pick one"
+    )
+
+
+#: The largest 32-bit float.
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
+class _NotEmbeddings(Exception):
+    """What is wrong with an answer that should carry embeddings."""
+
+
+def _read_embeddings(body: bytes, count: int) -> tuple[Any, list[list[float]]]:
+    """The parsed body and its ``count`` vectors in input order; _NotEmbeddings says what is wrong."""
+    try:
+        data = strict_json.loads(body)
+    except strict_json.RepeatedKey:
+        raise
+    except ValueError:
+        raise _NotEmbeddings("not JSON") from None
+    items = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(items, list) or len(items) != count:
+        got = f"{len(items)} item{'' if len(items) == 1 else 's'}" if isinstance(items, list) else "no 'data' list"
+        raise _NotEmbeddings(f"expected 'data' with {count} items, got {got}")
+    vectors: list[list[float] | None] = [None] * count
+    for position, item in enumerate(items):
+        index = item.get("index", position) if isinstance(item, dict) else None
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < count or vectors[index]:
+            raise _NotEmbeddings(f"item {position} has no usable 'index' (0 to {count - 1}, each once)")
+        vectors[index] = _vector(item.get("embedding"), position)
+    found = [vector for vector in vectors if vector is not None]
+    if len({len(vector) for vector in found}) > 1:
+        raise _NotEmbeddings("the vectors differ in length")
+    return data, found
+
+
+def _vector(value: Any, position: int) -> list[float]:
+    if isinstance(value, str):  # base64 of little-endian float32, as OpenAI sends with encoding_format=base64
         try:
-            data = json.loads(answer.body)
+            floats = array("f", base64.b64decode(value, validate=True))
         except ValueError:
-            data = None
-        choice = _first_choice(data)
-        if choice is None:
-            snippet = " ".join(answer.body[:200].decode("utf-8", errors="replace").split())
-            raise JudgeProtocolError(f"{self.endpoint.describe()}: HTTP 200 but not a chat completion: {snippet!r}")
-        raw_message = choice.get("message")
-        message: dict[str, Any] = raw_message if isinstance(raw_message, dict) else {}
-        content = message.get("content")
-        refusal = message.get("refusal")
-        return Completion(
-            content=content if isinstance(content, str) else None,
-            finish_reason=_str_or_none(choice.get("finish_reason")),
-            refusal=refusal if isinstance(refusal, str) and refusal else None,
-            usage=_usage(data),
-            output_mode=mode,
-            requests=self.requests,
-        )
+            raise _NotEmbeddings(f"item {position}'s embedding is not base64 of 32-bit floats") from None
+        if sys.byteorder == "big":
+            floats.byteswap()
+        vector = floats.tolist()
+    elif isinstance(value, list) and all(type(number) in (float, int) for number in value):
+        try:
+            vector = [float(number) for number in value]
+        except OverflowError:  # a whole number of hundreds of digits
+            vector = [math.inf]
+    else:
+        raise _NotEmbeddings(f"item {position}'s embedding is not a list of numbers")
+    if not vector:
+        raise _NotEmbeddings(f"item {position}'s embedding is empty")
+    # Vectors are kept as 32-bit floats: a number beyond them would become infinite there, and NaN in a cosine.
+    if not all(math.isfinite(number) and -_FLOAT32_MAX <= number <= _FLOAT32_MAX for number in vector):
+        problem = "holds a number that is NaN, infinite or beyond 32-bit floats"
+        raise _NotEmbeddings(f"item {position}'s embedding {problem}")
+    return vector
 
 
 def _first_choice(data: Any) -> dict[str, Any] | None:
