@@ -92,7 +92,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 _INSERT = """
     INSERT INTO runs (id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored,
                       skipped, pass_rate, total_ms, interrupted, min_pass_rate, strict, agent_tokens, cost_usd, report)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, zeroblob(?))
 """
 _LIST = """
     SELECT id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored, skipped,
@@ -197,12 +197,13 @@ class History:
             int(report.interrupted),
             *_gate(report),
             *_agent_totals(report),
-            # the report's JSON, joined from each case's own (made once per run for every writer)
-            b"".join(document(data, "cases", report.case_json())).decode("utf-8"),
         )
+        # the report's JSON, from each case's own (made once per run for every writer)
+        parts = list(document(data, "cases", report.case_json()))
         with self._connect(create=True) as connection:
             try:
-                _write(connection, _INSERT, row)
+                with _transaction(connection):
+                    _insert(connection, row, parts)
             except sqlite3.IntegrityError:
                 raise HistoryError(f"run {run_id!r} is already recorded in {self.path}") from None
         return run_id
@@ -318,9 +319,30 @@ def _migrate(connection: sqlite3.Connection, path: Path) -> None:
     connection.execute("INSERT INTO schema_version (version) VALUES (?)", [len(MIGRATIONS)])
 
 
-def _write(connection: sqlite3.Connection, statement: str, params: Sequence[Any]) -> None:
-    with _transaction(connection):
-        connection.execute(statement, params)
+#: The report's text goes into its row in writes of about this many bytes.
+_CHUNK = 1 << 20
+
+
+def _insert(connection: sqlite3.Connection, row: Sequence[Any], parts: list[bytes]) -> None:
+    """Insert a run's row, its report (the last column) written in place from ``parts``, its UTF-8 text.
+
+    Bound as one string, the report would be in memory three times over (the text, SQLite's copy of it,
+    the row SQLite makes of that); written into a blob of its size, then made text, it is there at most
+    twice, both in SQLite, and never as one Python object.
+    """
+    seq = connection.execute(_INSERT, [*row, sum(map(len, parts))]).lastrowid
+    assert seq is not None  # an INSERT's row
+    with connection.blobopen("runs", "report", seq) as blob:
+        chunk: list[bytes] = []
+        size = 0
+        for part in parts:
+            chunk.append(part)
+            size += len(part)
+            if size >= _CHUNK:
+                blob.write(b"".join(chunk))
+                chunk, size = [], 0
+        blob.write(b"".join(chunk))
+    connection.execute("UPDATE runs SET report = CAST(report AS TEXT) WHERE seq = ?", [seq])
 
 
 @contextlib.contextmanager

@@ -85,10 +85,16 @@ def document(head: Mapping[str, Any], key: str, pieces: Iterable[bytes], *, inde
     else:
         yield opening[:-1] + b"," + encode(key) + b":["
         separator, closing, empty = b",", b"]}", b"]}"
+    # each piece is yielded as it is, never joined to its separator: a copy of every case's JSON would
+    # double what a writer holds (the history's keeps every part at once)
     first = True
     for piece in pieces:
         if indent:
             piece = piece.replace(b"\n", _ITEM_INDENT)  # JSON text holds newlines only between its tokens
-        yield (_ITEM_INDENT if indent and first else separator if not first else b"") + piece
+        if not first:
+            yield separator
+        elif indent:
+            yield _ITEM_INDENT
+        yield piece
         first = False
     yield empty if first else closing

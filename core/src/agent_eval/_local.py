@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import collections
 import contextvars
 import functools
 import inspect
@@ -39,6 +40,10 @@ class LocalExecutor:
     concurrency; at most ``concurrency`` cases are in flight (a 100,000-case suite makes no task per
     case). One executor runs one plan.
     """
+
+    #: A sync agent without a timeout is called in batches by its thread (:meth:`_work_in_thread`);
+    #: False for a subclass whose :meth:`_call_agent` answers otherwise.
+    batches_agent_calls = True
 
     def __init__(self) -> None:
         self.stopping = False
@@ -127,21 +132,52 @@ class LocalExecutor:
         # what this worker is doing, for the watchdog: [case name ("" between cases), "agent" or "evaluator"]
         slot = self._busy[task] = ["", "agent"]
         try:
+            if self.batches_agent_calls and self.timeout is None and not self.agent.inline:
+                await self._work_in_thread(pending, slot)
+                return
             for done, (index, case, attempt) in enumerate(pending, start=1):
                 if self.stopping:
                     return
                 result = await self._run_case(case, slot, attempt)
                 slot[0] = ""
-                if self.settings.repeat > 1:
-                    combined = self._attempt_done(index, case, attempt, result)
-                    if combined is None:
-                        continue
-                    result = combined
-                self.emit(index, result)
+                self._done(index, case, attempt, result)
                 if done % _YIELD_EVERY == 0:
                     await asyncio.sleep(0)
         finally:
             del self._busy[task]
+
+    async def _work_in_thread(self, pending: Iterator[tuple[int, Case, int]], slot: list[str]) -> None:
+        """A worker for a sync agent without a timeout: its thread makes several agent calls in a row.
+
+        One call per hand-off costs two thread switches, much more than an instant agent itself; so
+        while the calls are quick the worker takes the next cases in twos, fours, ... (up to
+        :data:`_BATCH`), and its thread answers them one after another until :data:`_BATCH_SECONDS`
+        have gone (the rest are handed to it again). A slow agent is handed one case at a time, as
+        every other worker's; a stopped run makes no further call.
+        """
+        claimed: collections.deque[tuple[int, Case, int]] = collections.deque()
+        size = 1
+        while not self.stopping:
+            claimed.extend(itertools.islice(pending, max(size - len(claimed), 0)))
+            if not claimed:
+                return
+            inputs = [case.input for _, case, _ in claimed]
+            answers = await self._thread(functools.partial(_answer_quickly, self.agent, inputs, self.ctx, self))
+            size = min(size * 2, _BATCH) if len(answers) == len(inputs) else 1
+            for answer in answers:
+                index, case, attempt = claimed.popleft()
+                result = await self._answered(case, slot, attempt, answer)
+                slot[0] = ""
+                self._done(index, case, attempt, result)
+
+    def _done(self, index: int, case: Case, attempt: int, result: EvalResult) -> None:
+        """Emit a finished case (a repeated one once its last attempt is in)."""
+        if self.settings.repeat > 1:
+            combined = self._attempt_done(index, case, attempt, result)
+            if combined is None:
+                return
+            result = combined
+        self.emit(index, result)
 
     def _attempt_done(self, index: int, case: Case, attempt: int, result: EvalResult) -> EvalResult | None:
         """Keep one attempt; the case's result once its last attempt is in (attempts finish in any order)."""
@@ -171,12 +207,38 @@ class LocalExecutor:
         except _Timeout:
             return _errored(case, f"timed out after {self.timeout:g} s", start, calls)
         except BaseException as error:  # whatever the agent raised is its case's error, but a real cancel
-            if _is_cancel(error):
-                raise
-            if isinstance(error, LoopBlocked):
-                self._said.add((case.name, "agent"))  # the case's error says it already
-            original = _original(error)
-            return _errored(case, _error_text(original), start, calls, frames_of(original))
+            return self._agent_failed(case, error, start, calls)
+        return await self._grade(case, slot, attempt, output, start, calls)
+
+    async def _answered(self, case: Case, slot: list[str], attempt: int, answer: _Answer) -> EvalResult:
+        """The result of a case whose agent call a thread made (:func:`_answer_quickly`)."""
+        ok, value, calls, seconds = answer
+        start = time.perf_counter() - seconds  # the case's time is the call's, not its wait in the batch
+        slot[0] = case.name
+        slot[1] = "agent"
+        trajectory.set(calls)
+        try:
+            if not ok:
+                raise value
+            # a plain function may still hand back a coroutine: await it rather than grade it
+            output = await value if type(value) not in _PLAIN and inspect.isawaitable(value) else value
+        except BaseException as error:
+            return self._agent_failed(case, error, start, calls)
+        return await self._grade(case, slot, attempt, output, start, calls)
+
+    def _agent_failed(self, case: Case, error: BaseException, start: float, calls: list[ToolCall]) -> EvalResult:
+        """The result of a case whose agent raised ``error``; a real cancel is raised on."""
+        if _is_cancel(error):
+            raise error
+        if isinstance(error, LoopBlocked):
+            self._said.add((case.name, "agent"))  # the case's error says it already
+        original = _original(error)
+        return _errored(case, _error_text(original), start, calls, frames_of(original))
+
+    async def _grade(
+        self, case: Case, slot: list[str], attempt: int, output: Any, start: float, calls: list[ToolCall]
+    ) -> EvalResult:
+        """The result of a case whose agent answered ``output``: its evaluators run on it."""
         slot[1] = "evaluator"
         run = _agent_run(output, calls) if calls or isinstance(output, AgentRun) else None
         if run is not None:
@@ -298,6 +360,39 @@ class LocalExecutor:
 
 
 _PLAIN = frozenset({str, bool, Verdict, dict, list, int, float})
+
+#: The most cases a worker thread is handed at once, and how long it goes on answering them.
+_BATCH = 64
+_BATCH_SECONDS = 0.002
+
+#: One agent call made in a thread: (answered, the answer or what was raised, the calls it recorded, seconds).
+_Answer = tuple[bool, Any, list[ToolCall], float]
+
+
+def _answer_quickly(agent: Call, inputs: list[Any], ctx: Any, executor: LocalExecutor) -> list[_Answer]:
+    """The agent's answers to the first of ``inputs``, called one after another in this thread, until
+    :data:`_BATCH_SECONDS` have gone or the run stops (at least one)."""
+    answers: list[_Answer] = []
+    began = time.perf_counter()
+    for first in inputs:
+        # each call in a context of its own, as a call handed over alone: its tool calls land in its case
+        answers.append(contextvars.copy_context().run(_answer, agent, first, ctx))
+        if executor.stopping or time.perf_counter() - began > _BATCH_SECONDS:
+            break
+    return answers
+
+
+def _answer(agent: Call, first: Any, ctx: Any) -> _Answer:
+    calls: list[ToolCall] = []
+    trajectory.set(calls)
+    start = time.perf_counter()
+    try:
+        value = agent(first, ctx)
+    except Exception as error:
+        return False, error, calls, time.perf_counter() - start
+    except BaseException as error:  # carried as an ordinary exception, as the thread pool does
+        return False, Raised(error), calls, time.perf_counter() - start
+    return True, value, calls, time.perf_counter() - start
 
 
 class _Timeout(Exception):

@@ -27,6 +27,8 @@ class ReplayExecutor(LocalExecutor):
     plan's evaluators as if the agent had just answered.
     """
 
+    batches_agent_calls = False  # the answers are the stored ones, from _call_agent
+
     def __init__(self, stored: Mapping[str, EvalResult]) -> None:
         super().__init__()
         self.stored = stored
