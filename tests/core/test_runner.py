@@ -53,6 +53,63 @@ def test_sync_agent_cases_run_concurrently_in_threads() -> None:
     assert elapsed < 1.0
 
 
+def test_a_quick_sync_agent_is_answered_in_batches_by_its_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_eval import tool
+    from agent_eval._local import LocalExecutor
+
+    handoffs = 0
+    thread = LocalExecutor._thread
+
+    def counted(self: LocalExecutor, func: Any) -> Any:
+        nonlocal handoffs
+        handoffs += 1
+        return thread(self, func)
+
+    monkeypatch.setattr(LocalExecutor, "_thread", counted)
+
+    @tool
+    def look_up(question: str) -> str:
+        return question
+
+    def agent(question: str) -> str:
+        return f"hello {look_up(question)}"
+
+    async def graded(output: str) -> bool:  # on the loop: every hand-off counted is an agent's
+        return "hello" in output
+
+    cases = [{"name": f"c{i}", "input": str(i), "evaluator": graded} for i in range(2000)]
+    report = run(agent, cases, concurrency=2)
+    assert report.passed == 2000
+    assert handoffs < 400  # one by one, it would be 2,000
+    # each call's recorded tool call is in its own case, whichever batch it was answered in
+    assert all(
+        [call.arguments for call in result.tool_calls] == [{"question": result.input}] for result in report.cases
+    )
+
+
+def test_a_sync_agent_that_turns_slow_leaves_no_worker_with_a_queue_of_its_own() -> None:
+    # Quick for 3,000 calls (so every worker's thread is handed 64 cases at a time), then 0.1 s a call
+    # for the last 64: a worker left to answer the rest of its batch alone would take 3 s or more.
+    calls = 0
+    lock = threading.Lock()
+
+    def agent(question: str) -> str:
+        nonlocal calls
+        with lock:
+            calls += 1
+            slow = calls > 3000
+        if slow:
+            time.sleep(0.1)
+        return f"hello {question}"
+
+    cases = [{"name": f"c{i}", "input": str(i), "evaluator": has_hello} for i in range(3064)]
+    start = time.perf_counter()
+    report = run(agent, cases, concurrency=8)
+    elapsed = time.perf_counter() - start
+    assert report.passed == 3064
+    assert elapsed < 2.5  # 64 slow calls over 8 workers: 0.8 s
+
+
 def test_concurrency_limit_is_respected() -> None:
     running = 0
     peak = 0

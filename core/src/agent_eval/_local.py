@@ -58,6 +58,11 @@ class LocalExecutor:
         self._workers: list[asyncio.Task[None]] = []
         self._pool: ThreadPool | None = None
         self._calls: dict[int, tuple[Any, Call]] = {}
+        #: Cases a worker claimed for its thread but did not reach (:meth:`_work_in_thread`), first in line.
+        self._handed_back: collections.deque[tuple[int, Case, int]] = collections.deque()
+        #: How many workers' threads are answering a batch; the workers with nothing to take wait their turn.
+        self._batches_out = 0
+        self._turn = asyncio.Condition()
 
     async def execute(self, plan: RunPlan, emit: ResultCallback) -> None:
         """Run every case of ``plan`` (each ``repeat`` times), calling ``emit`` as each case finishes."""
@@ -152,20 +157,40 @@ class LocalExecutor:
         One call per hand-off costs two thread switches, much more than an instant agent itself; so
         while the calls are quick the worker takes the next cases in twos, fours, ... (up to
         :data:`_BATCH`), and its thread answers them one after another until :data:`_BATCH_SECONDS`
-        have gone (the rest are handed to it again). A slow agent is handed one case at a time, as
-        every other worker's; a stopped run makes no further call.
+        have gone. What a batch did not reach is handed back, first in line for whichever worker is free
+        (so an agent that turns slow leaves no worker with a queue of its own); a slow agent is handed
+        one case at a time, as every other worker's; a stopped run makes no further call.
         """
-        claimed: collections.deque[tuple[int, Case, int]] = collections.deque()
         size = 1
+        handed_back = self._handed_back
+        turn = self._turn
         while not self.stopping:
-            claimed.extend(itertools.islice(pending, max(size - len(claimed), 0)))
+            if handed_back:  # a case the agent was slow to reach: one at a time, as a slow agent's
+                claimed, size = [handed_back.popleft()], 1
+            else:
+                claimed = list(itertools.islice(pending, size))
             if not claimed:
-                return
+                if not self._batches_out:
+                    return
+                async with turn:  # a batch still out may hand cases back
+                    await turn.wait()
+                continue
             inputs = [case.input for _, case, _ in claimed]
-            answers = await self._thread(functools.partial(_answer_quickly, self.agent, inputs, self.ctx, self))
-            size = min(size * 2, _BATCH) if len(answers) == len(inputs) else 1
-            for answer in answers:
-                index, case, attempt = claimed.popleft()
+            self._batches_out += 1
+            try:
+                answers = await self._thread(functools.partial(_answer_quickly, self.agent, inputs, self.ctx, self))
+            finally:
+                self._batches_out -= 1
+            if len(answers) < len(claimed):
+                # the agent got slow: what this batch did not reach goes to whichever worker is free first
+                handed_back.extend(claimed[len(answers) :])
+                size = 1
+            else:
+                size = min(size * 2, _BATCH)
+            if handed_back or not self._batches_out:
+                async with turn:
+                    turn.notify_all()
+            for (index, case, attempt), answer in zip(claimed, answers, strict=False):
                 result = await self._answered(case, slot, attempt, answer)
                 slot[0] = ""
                 self._done(index, case, attempt, result)
