@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -288,17 +288,30 @@ UNSURE = object()
 
 
 def json_lines(text: str) -> list[tuple[int, str, Any]]:
+    """:func:`iter_json_lines` as a list."""
+    return list(iter_json_lines(text))
+
+
+#: How many lines :func:`iter_json_lines` reads before it checks that none of them holds a key twice.
+_CHUNK = 1024
+
+
+def iter_json_lines(text: str, lines: list[str] | None = None) -> Iterator[tuple[int, str, Any]]:
     """Each line of JSON Lines text that is not blank: its number, its text, and its value as
     :func:`load_json` reads it, or :data:`UNSURE` when reading it takes :func:`load_json` (a problem to
     report with its position, a line the screen flags, a line that may hold a key twice).
 
-    Lines end at "\\n" only: JSON strings may hold U+2028, U+2029 or U+0085, where str.splitlines would cut.
+    ``lines`` is ``text.split("\n")`` when the caller has made it. Lines end at "\n" only: JSON strings
+    may hold U+2028, U+2029 or U+0085, where str.splitlines would cut. The lines come a chunk at a time,
+    each chunk checked for keys given twice as a whole, so that no more than a chunk of values is held.
     """
     screen = LinesScreen(text)
     plain = not screen.anywhere
-    found: list[tuple[int, str, Any]] = []
-    quick: list[int] = []  # where the lines orjson read are in ``found``
-    for number, line in enumerate(text.split("\n"), start=1):
+    chunk: list[tuple[int, str, Any]] = []
+    quick: list[int] = []  # where the lines orjson read are in ``chunk``
+    start = end = unsure = 0  # the chunk's span of ``text``, and the ``":`` in its lines orjson did not read
+    for number, line in enumerate(text.split("\n") if lines is None else lines, start=1):
+        end += len(line) + 1
         if not line.strip(_JSON_SPACE):
             continue
         value = UNSURE
@@ -308,13 +321,24 @@ def json_lines(text: str) -> list[tuple[int, str, Any]]:
             except orjson.JSONDecodeError:
                 pass
             else:
-                quick.append(len(found))
-        found.append((number, line, value))
-    if quick and not _keys_agree([found[at] for at in quick]):
+                quick.append(len(chunk))
+        if value is UNSURE:
+            unsure += line.count('":')
+        chunk.append((number, line, value))
+        if len(chunk) == _CHUNK:
+            yield from _keys_checked(chunk, quick, text.count('":', start, end) - unsure)
+            chunk, quick, start, unsure = [], [], end, 0
+    yield from _keys_checked(chunk, quick, text.count('":', start, end) - unsure)
+
+
+def _keys_checked(chunk: list[tuple[int, str, Any]], quick: list[int], written: int) -> list[tuple[int, str, Any]]:
+    """The chunk, with each line orjson read that holds a key twice marked :data:`UNSURE`; ``written`` is
+    how many ``":`` the text of the lines orjson read holds."""
+    if quick and written != orjson.dumps([chunk[at][2] for at in quick]).count(b'":'):
         for at in quick:  # some line holds a key twice: the precise parser is to find which, and say where
-            if not _keys_agree([found[at]]):
-                found[at] = (found[at][0], found[at][1], UNSURE)
-    return found
+            if not _keys_agree([chunk[at]]):
+                chunk[at] = (chunk[at][0], chunk[at][1], UNSURE)
+    return chunk
 
 
 _JSON_SPACE = " \t\r"

@@ -23,7 +23,7 @@ from agent_eval._model import Case
 from agent_eval._paths import relative_to
 from agent_eval._plugins import Registry, get_registry
 from agent_eval._sourcemap import KEY
-from agent_eval._sources import Place, parse, position_key
+from agent_eval._sources import Lines, Place, Source, open_sources, position_key
 from agent_eval._text import kind_of, short_repr
 
 SUITE_KEYS = (
@@ -67,7 +67,7 @@ def load_suite(path: str | Path, *, registry: Registry | None = None) -> SuiteFi
     """Load and validate a suite file; every problem found is raised together as a SuiteError."""
     path = Path(path)
     loader = _Loader(path, registry or get_registry())
-    sources = parse(path)
+    sources = open_sources(path)
     with relative_to(path.parent.resolve()):
         suite = loader.load(sources)
     if not loader.problems and not suite.cases:
@@ -100,7 +100,9 @@ class _Loader:
         #: Where the cases were given, for the message of a suite without any (None: the whole file).
         self.cases_place: Place | None = None
 
-    def load(self, sources: list[Any]) -> SuiteFile:
+    def load(self, sources: list[Source] | Lines) -> SuiteFile:
+        if isinstance(sources, Lines):
+            return SuiteFile(self.path, self.path.stem, self._cases(sources, _Shared()))
         if len(sources) != 1 or sources[0].is_line:
             return SuiteFile(self.path, self.path.stem, self._cases([Place(s) for s in sources], _Shared()))
         place = Place(sources[0])
@@ -141,7 +143,7 @@ class _Loader:
             **options.executor(),
         )
 
-    def _case_places(self, place: Place, data: dict[str, Any]) -> list[Place]:
+    def _case_places(self, place: Place, data: dict[str, Any]) -> list[Place] | Lines:
         if "cases" not in data:
             message = "missing 'cases': a list of cases, or the path of a .jsonl/.json/.yaml file"
             self._problems.add(place, message)
@@ -159,14 +161,16 @@ class _Loader:
             return []
         return [place.child("cases", index) for index in range(len(cases))]
 
-    def _external_cases(self, reference: str, pointer: Place) -> list[Place]:
+    def _external_cases(self, reference: str, pointer: Place) -> list[Place] | Lines:
         # Made absolute without following symbolic links: a link is read (or refused) under its own name.
         target = Path(os.path.abspath(self.path.parent / reference))  # noqa: PTH100 - resolve() follows links
         try:
-            sources = parse(target, origin=pointer.where())
+            sources = open_sources(target, origin=pointer.where())
         except SuiteError as error:
             self.problems.extend(error.problems)
             return []
+        if isinstance(sources, Lines):
+            return sources
         if len(sources) == 1 and not sources[0].is_line:
             only = Place(sources[0])
             if not isinstance(only.value, list):
@@ -178,8 +182,10 @@ class _Loader:
     def _reader(self) -> _CaseReader:
         return _CaseReader(self._problems, self.entries, self.checker)
 
-    def _cases(self, places: list[Place], shared: _Shared) -> list[Case]:
+    def _cases(self, places: list[Place] | Lines, shared: _Shared) -> list[Case]:
         reader = self._reader()
+        if isinstance(places, Lines):
+            return reader.read_lines(places, shared)
         cases = [reader.read(place, index, shared) for index, place in enumerate(places)]
         return [case for case in cases if case is not None]
 
@@ -200,6 +206,11 @@ class _Shared:
 
 
 _CASE_KEYS = frozenset(CASE_KEYS)
+#: The keys of a case that :meth:`_CaseReader._plain` reads.
+_PLAIN_KEYS = _CASE_KEYS - {"evaluator"}
+#: Whether plain lines of a JSON Lines file are read by :meth:`_CaseReader._plain` (tests turn it off to
+#: compare with :meth:`_CaseReader.read`).
+QUICK_LINES = True
 
 
 class _CaseReader:
@@ -216,7 +227,69 @@ class _CaseReader:
         #: The evaluators and weights each evaluator list gave (read without a problem), by its repr, for
         #: the cases of one suite (``_shared``).
         self._graded_lists: dict[str, tuple[tuple[Any, ...], tuple[float, ...]]] = {}
+        #: Those of them whose evaluators have no ``check_case`` to call, with the end of a fingerprint's
+        #: text (:meth:`_plain`).
+        self._plain_lists: dict[str, tuple[tuple[Any, ...], tuple[float, ...], str]] = {}
         self._shared: _Shared | None = None
+
+    def read_lines(self, lines: Lines, shared: _Shared) -> list[Case]:
+        """The cases of a JSON Lines file; when a line is not JSON, only such lines are problems.
+
+        Most lines of a large file are plain (:meth:`_plain`) and become cases without the places that
+        :meth:`read` keeps for its messages; what they would have said is the same, for there is nothing
+        to say. Neither the lines nor their values are kept.
+        """
+        count = len(self.problems.lines)
+        self.checker.line_where = lines.name_where
+        location = f"{lines.path}:"
+        cases: list[Case] = []
+        plain = self._plain if QUICK_LINES else None
+        for index, (number, line, data) in enumerate(lines):
+            case = None if plain is None else plain(data, f"{location}{number}", number, shared)
+            if case is None:
+                case = self.read(Place(lines.source(number, line, data)), index, shared)
+            if case is not None:
+                cases.append(case)
+        if lines.problems:  # reading stopped at the first line that is not JSON: only those lines are told
+            del self.problems.lines[count:]
+            self.problems.lines.extend(lines.problems)
+            return []
+        return cases
+
+    def _plain(self, data: Any, location: str, number: int, shared: _Shared) -> Case | None:
+        """The case that :meth:`read` would make of ``data``, or None when :meth:`read` is to see it.
+
+        That is the case when it has nothing to say of ``data``: a mapping of known keys (but
+        ``evaluator``) whose name is text not seen before, with an ``input``, no ``threshold``, metadata
+        that is a mapping if any, and evaluators as a case read before had them, none with a
+        ``check_case``.
+        """
+        if type(data) is not dict or not data.keys() <= _PLAIN_KEYS:
+            return None
+        name = data.get("name")
+        if type(name) is not str or not name.strip() or name in self.checker.first_seen or "input" not in data:
+            return None
+        metadata = data.get("metadata")
+        if (metadata is not None and type(metadata) is not dict) or data.get("threshold") is not None:
+            return None
+        entries_text = repr(data.get("evaluators"))
+        known = self._plain_lists.get(entries_text) if shared is self._shared else None
+        if known is None:
+            return None
+        evaluators, weights, _ = known
+        self.checker.first_seen[name] = number
+        threshold = shared.threshold
+        return Case(
+            name,
+            data["input"],
+            expected=data.get("expected"),
+            evaluators=evaluators,
+            metadata=metadata or {},
+            location=location,
+            fingerprint=_fingerprint(name, data, entries_text, shared.entries_text, threshold),
+            weights=weights,
+            threshold=None if threshold is None else float(threshold),
+        )
 
     def read(self, place: Place, index: int, shared: _Shared) -> Case | None:
         data = place.value
@@ -290,8 +363,10 @@ class _CaseReader:
         weights = tuple(weight for _, weight in graded) if any(weight != 1 for _, weight in graded) else ()
         if alone and len(self.problems.lines) == count:
             if shared is not self._shared:
-                self._shared, self._graded_lists = shared, {}
+                self._shared, self._graded_lists, self._plain_lists = shared, {}, {}
             self._graded_lists[entries_text] = (evaluators, weights)
+            if all(callable(evaluator) and not hasattr(evaluator, "check_case") for evaluator in evaluators):
+                self._plain_lists[entries_text] = (evaluators, weights, "")
         return evaluators, weights
 
     def _name(self, place: Place, data: dict[str, Any], index: int) -> str | None:
