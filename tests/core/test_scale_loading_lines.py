@@ -13,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from agent_eval import SuiteError, load_suite
 from agent_eval import _suite as suite_module
 from agent_eval._calling import callable_name
+from agent_eval._model import PLAIN_CASE_FIELDS, Case, plain_case
 
 settings.register_profile(
     "lines-ci",
@@ -155,3 +157,19 @@ def test_a_duplicate_of_a_name_read_the_quick_way_names_where_it_first_was(tmp_p
         f"{path}:2:10: duplicate case name 'a' (first at {path}:1:10); names must be unique",
         f"{path}:4:27: duplicate case name 'a' (first at {path}:1:10); names must be unique",
     ]
+
+
+def test_a_plain_case_is_the_case_its_fields_make() -> None:
+    assert PLAIN_CASE_FIELDS == tuple(field.name for field in attrs.fields(Case))  # a new field: set it there too
+    values: dict[str, Any] = {
+        "expected": "e",
+        "evaluators": (len,),
+        "metadata": {"k": 1},
+        "location": "s.jsonl:3",
+        "fingerprint": "ab",
+        "weights": (2.0,),
+        "threshold": 0.5,
+    }
+    made = plain_case("n", {"i": 1}, **values)
+    assert made == Case("n", {"i": 1}, **values)
+    assert repr(made) == repr(Case("n", {"i": 1}, **values))

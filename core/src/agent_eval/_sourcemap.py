@@ -288,47 +288,49 @@ UNSURE = object()
 
 
 def json_lines(text: str) -> list[tuple[int, str, Any]]:
-    """:func:`iter_json_lines` as a list."""
-    return list(iter_json_lines(text))
+    """Each line of JSON Lines text that is not blank: its number, its text, and its value as
+    :func:`load_json` reads it, or :data:`UNSURE` when reading it takes :func:`load_json` (a problem to
+    report with its position, a line the screen flags, a line that may hold a key twice)."""
+    return [line for chunk in json_line_chunks(text) for line in chunk]
 
 
-#: How many lines :func:`iter_json_lines` reads before it checks that none of them holds a key twice.
+#: How many lines :func:`json_line_chunks` reads before it checks that none of them holds a key twice.
 _CHUNK = 1024
 
 
-def iter_json_lines(text: str, lines: list[str] | None = None) -> Iterator[tuple[int, str, Any]]:
-    """Each line of JSON Lines text that is not blank: its number, its text, and its value as
-    :func:`load_json` reads it, or :data:`UNSURE` when reading it takes :func:`load_json` (a problem to
-    report with its position, a line the screen flags, a line that may hold a key twice).
+def json_line_chunks(text: str, lines: list[str] | None = None) -> Iterator[list[tuple[int, str, Any]]]:
+    """:func:`json_lines` a chunk of lines at a time, each chunk checked for keys given twice as a whole,
+    so that no more than a chunk of values is held.
 
     ``lines`` is ``text.split("\n")`` when the caller has made it. Lines end at "\n" only: JSON strings
-    may hold U+2028, U+2029 or U+0085, where str.splitlines would cut. The lines come a chunk at a time,
-    each chunk checked for keys given twice as a whole, so that no more than a chunk of values is held.
+    may hold U+2028, U+2029 or U+0085, where str.splitlines would cut.
     """
     screen = LinesScreen(text)
     plain = not screen.anywhere
+    loads, refused = orjson.loads, orjson.JSONDecodeError
     chunk: list[tuple[int, str, Any]] = []
     quick: list[int] = []  # where the lines orjson read are in ``chunk``
     start = end = unsure = 0  # the chunk's span of ``text``, and the ``":`` in its lines orjson did not read
     for number, line in enumerate(text.split("\n") if lines is None else lines, start=1):
         end += len(line) + 1
-        if not line.strip(_JSON_SPACE):
-            continue
-        value = UNSURE
-        if line.count("[") + line.count("{") <= MAX_DEPTH and (plain or screen.plain(line)):
+        if (plain or screen.plain(line)) and line.count("[") + line.count("{") <= MAX_DEPTH:
             try:
-                value = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                pass
+                chunk.append((number, line, loads(line)))
+            except refused:
+                if not line.strip(_JSON_SPACE):
+                    continue
+                chunk.append((number, line, UNSURE))
+                unsure += line.count('":')
             else:
-                quick.append(len(chunk))
-        if value is UNSURE:
+                quick.append(len(chunk) - 1)
+        elif line.strip(_JSON_SPACE):
+            chunk.append((number, line, UNSURE))
             unsure += line.count('":')
-        chunk.append((number, line, value))
-        if len(chunk) == _CHUNK:
-            yield from _keys_checked(chunk, quick, text.count('":', start, end) - unsure)
+        if len(chunk) >= _CHUNK:
+            yield _keys_checked(chunk, quick, text.count('":', start, end) - unsure)
             chunk, quick, start, unsure = [], [], end, 0
-    yield from _keys_checked(chunk, quick, text.count('":', start, end) - unsure)
+    if chunk:
+        yield _keys_checked(chunk, quick, text.count('":', start, end) - unsure)
 
 
 def _keys_checked(chunk: list[tuple[int, str, Any]], quick: list[int], written: int) -> list[tuple[int, str, Any]]:

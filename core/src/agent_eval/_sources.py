@@ -17,7 +17,7 @@ from agent_eval._sourcemap import (
     Path_,
     Position,
     SourceError,
-    iter_json_lines,
+    json_line_chunks,
     json_positions,
     load_json,
     load_yaml,
@@ -198,7 +198,7 @@ class Lines:
 
     A line that is not JSON is a problem (:attr:`problems`, in line order, once iterated) and no value
     comes after the first problem: the file's cases are read only when every line is JSON. Most lines
-    are read by orjson (:func:`agent_eval._sourcemap.iter_json_lines`); the others by the parser that
+    are read by orjson (:func:`agent_eval._sourcemap.json_line_chunks`); the others by the parser that
     says where a problem is.
     """
 
@@ -210,17 +210,26 @@ class Lines:
         self._lines = text.split("\n")
 
     def __iter__(self) -> Iterator[tuple[int, str, Any]]:
+        for chunk, _ in self.chunks():
+            yield from chunk
+
+    def chunks(self) -> Iterator[tuple[list[tuple[int, str, Any]], set[int]]]:
+        """The lines a chunk at a time, each with its number, its text and its value, and the numbers of
+        the lines orjson did not read (the values of the others hold no NaN, no infinity and no integer
+        beyond 64 bits)."""
         note = f" (from {self.origin})" if self.origin else ""
-        for number, line, value in iter_json_lines(self._text, self._lines):
-            data = value
-            if data is UNSURE:
+        for chunk in json_line_chunks(self._text, self._lines):
+            precise: set[int] = set()
+            for at, (number, line, value) in enumerate(chunk):
+                if value is not UNSURE:
+                    continue
+                precise.add(number)
                 try:
-                    data = load_json(line)
+                    chunk[at] = (number, line, load_json(line))
                 except SourceError as error:
                     self.problems.append(f"{self.path}:{number}:{error.column}: {error.message}{note}")
-                    continue
             if not self.problems:
-                yield number, line, data
+                yield chunk, precise
 
     def source(self, number: int, line: str, data: Any) -> LineSource:
         """Line ``number`` (its text, and its value) as a source."""

@@ -6,20 +6,21 @@ Parsed data holds plain dicts (JSON and YAML give nothing else), so it is checke
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
+from hashlib import blake2b
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
+import orjson
 
 from agent_eval._binding import EvaluatorBuilder
 from agent_eval._cases import CASE_KEYS, Cases, Checker, metadata_problem
 from agent_eval._entries import EntryReader
 from agent_eval._errors import SuiteError, did_you_mean
 from agent_eval._grading import threshold_problem
-from agent_eval._model import Case
+from agent_eval._model import Case, plain_case
 from agent_eval._paths import relative_to
 from agent_eval._plugins import Registry, get_registry
 from agent_eval._sourcemap import KEY
@@ -206,6 +207,17 @@ class _Shared:
 
 
 _CASE_KEYS = frozenset(CASE_KEYS)
+
+
+class _PlainList(NamedTuple):
+    """What an evaluator list gives the cases :meth:`_CaseReader._plain` reads, and their fingerprints' end."""
+
+    evaluators: tuple[Any, ...]
+    weights: tuple[float, ...]
+    threshold: float | None
+    tail: str
+
+
 #: The keys of a case that :meth:`_CaseReader._plain` reads.
 _PLAIN_KEYS = _CASE_KEYS - {"evaluator"}
 #: Whether plain lines of a JSON Lines file are read by :meth:`_CaseReader._plain` (tests turn it off to
@@ -227,69 +239,84 @@ class _CaseReader:
         #: The evaluators and weights each evaluator list gave (read without a problem), by its repr, for
         #: the cases of one suite (``_shared``).
         self._graded_lists: dict[str, tuple[tuple[Any, ...], tuple[float, ...]]] = {}
-        #: Those of them whose evaluators have no ``check_case`` to call, with the end of a fingerprint's
-        #: text (:meth:`_plain`).
-        self._plain_lists: dict[str, tuple[tuple[Any, ...], tuple[float, ...], str]] = {}
+        #: Those of them whose evaluators have no ``check_case`` to call, by their JSON text (:meth:`_plain`).
+        self._plain_lists: dict[bytes, _PlainList] = {}
         self._shared: _Shared | None = None
+        #: Lines of the JSON Lines file being read that gave no case (for each case's index).
+        self._dropped = 0
 
     def read_lines(self, lines: Lines, shared: _Shared) -> list[Case]:
         """The cases of a JSON Lines file; when a line is not JSON, only such lines are problems.
 
-        Most lines of a large file are plain (:meth:`_plain`) and become cases without the places that
-        :meth:`read` keeps for its messages; what they would have said is the same, for there is nothing
-        to say. Neither the lines nor their values are kept.
+        Neither the lines nor their values are kept; most lines of a large file are plain
+        (:meth:`_chunk`) and become cases without the places :meth:`read` keeps for its messages.
         """
         count = len(self.problems.lines)
         self.checker.line_where = lines.name_where
-        location = f"{lines.path}:"
+        if shared is not self._shared:
+            self._shared, self._graded_lists, self._plain_lists = shared, {}, {}
         cases: list[Case] = []
-        plain = self._plain if QUICK_LINES else None
-        for index, (number, line, data) in enumerate(lines):
-            case = None if plain is None else plain(data, f"{location}{number}", number, shared)
-            if case is None:
-                case = self.read(Place(lines.source(number, line, data)), index, shared)
-            if case is not None:
-                cases.append(case)
+        for chunk, precise in lines.chunks():
+            self._chunk(chunk, precise, lines, shared, cases)
         if lines.problems:  # reading stopped at the first line that is not JSON: only those lines are told
             del self.problems.lines[count:]
             self.problems.lines.extend(lines.problems)
             return []
         return cases
 
-    def _plain(self, data: Any, location: str, number: int, shared: _Shared) -> Case | None:
-        """The case that :meth:`read` would make of ``data``, or None when :meth:`read` is to see it.
+    def _chunk(
+        self, chunk: list[tuple[int, str, Any]], precise: set[int], lines: Lines, shared: _Shared, cases: list[Case]
+    ) -> None:
+        """Read a chunk of lines into ``cases``: plain ones here, the others by :meth:`read`.
 
-        That is the case when it has nothing to say of ``data``: a mapping of known keys (but
-        ``evaluator``) whose name is text not seen before, with an ``input``, no ``threshold``, metadata
-        that is a mapping if any, and evaluators as a case read before had them, none with a
-        ``check_case``.
+        A line is plain when :meth:`read` would have nothing to say of it: orjson read it (not one of
+        ``precise``: its values
+        hold no NaN, no integer beyond 64 bits), a mapping of known keys (but ``evaluator``) whose name
+        is text not seen before, with an ``input``, no ``threshold``, metadata that is a mapping if
+        any, and evaluators that a case read before had (known by their JSON text, cheaper to make than
+        their ``repr`` and as telling for such values), none with a ``check_case``. Its case is then
+        the one :meth:`read` makes, made without the places it keeps for its messages.
         """
-        if type(data) is not dict or not data.keys() <= _PLAIN_KEYS:
-            return None
-        name = data.get("name")
-        if type(name) is not str or not name.strip() or name in self.checker.first_seen or "input" not in data:
-            return None
-        metadata = data.get("metadata")
-        if (metadata is not None and type(metadata) is not dict) or data.get("threshold") is not None:
-            return None
-        entries_text = repr(data.get("evaluators"))
-        known = self._plain_lists.get(entries_text) if shared is self._shared else None
-        if known is None:
-            return None
-        evaluators, weights, _ = known
-        self.checker.first_seen[name] = number
-        threshold = shared.threshold
-        return Case(
-            name,
-            data["input"],
-            expected=data.get("expected"),
-            evaluators=evaluators,
-            metadata=metadata or {},
-            location=location,
-            fingerprint=_fingerprint(name, data, entries_text, shared.entries_text, threshold),
-            weights=weights,
-            threshold=None if threshold is None else float(threshold),
-        )
+        seen = self.checker.first_seen
+        known_lists = self._plain_lists if QUICK_LINES else {}  # read_lines made them ``shared``'s
+        location, keys, dumps, text = f"{lines.path}:", _PLAIN_KEYS, orjson.dumps, str
+        for number, line, data in chunk:
+            known = None
+            if type(data) is dict and data.keys() <= keys and (not precise or number not in precise):
+                name, metadata = data.get("name"), data.get("metadata")
+                if (
+                    type(name) is text
+                    and name.strip()
+                    and name not in seen
+                    and "input" in data
+                    and (metadata is None or type(metadata) is dict)
+                    and data.get("threshold") is None
+                ):
+                    known = known_lists.get(dumps(data.get("evaluators")))
+            if known is None or type(name) is not str:
+                case = self.read(Place(lines.source(number, line, data)), len(cases) + self._dropped, shared)
+                if case is None:
+                    self._dropped += 1
+                else:
+                    cases.append(case)
+                continue
+            seen[name] = number
+            given, expected = data["input"], data.get("expected")
+            digest = _DIGEST.copy()
+            digest.update(f"({name!r}, {given!r}, {expected!r}, None{known.tail}".encode("utf-8", "surrogatepass"))
+            cases.append(
+                plain_case(
+                    name,
+                    given,
+                    expected=expected,
+                    evaluators=known.evaluators,
+                    metadata=metadata or {},
+                    location=f"{location}{number}",
+                    fingerprint=digest.hexdigest(),
+                    weights=known.weights,
+                    threshold=known.threshold,
+                )
+            )
 
     def read(self, place: Place, index: int, shared: _Shared) -> Case | None:
         data = place.value
@@ -366,8 +393,22 @@ class _CaseReader:
                 self._shared, self._graded_lists, self._plain_lists = shared, {}, {}
             self._graded_lists[entries_text] = (evaluators, weights)
             if all(callable(evaluator) and not hasattr(evaluator, "check_case") for evaluator in evaluators):
-                self._plain_lists[entries_text] = (evaluators, weights, "")
+                self._plain_known(data.get("evaluators"), entries_text, evaluators, weights, shared)
         return evaluators, weights
+
+    def _plain_known(
+        self, entries: Any, entries_text: str, evaluators: tuple[Any, ...], weights: tuple[float, ...], shared: _Shared
+    ) -> None:
+        """Let :meth:`_plain` give ``evaluators`` to the cases whose entries are these (when their JSON text
+        tells them apart: it does not for NaN, or integers beyond 64 bits)."""
+        try:
+            key = orjson.dumps(entries)
+        except orjson.JSONEncodeError:
+            return
+        if repr(orjson.loads(key)) == entries_text:
+            tail = _fingerprint_tail(entries_text, shared.entries_text, shared.threshold)
+            threshold = None if shared.threshold is None else float(shared.threshold)
+            self._plain_lists[key] = _PlainList(evaluators, weights, threshold, tail)
 
     def _name(self, place: Place, data: dict[str, Any], index: int) -> str | None:
         name = data["name"] if "name" in data else f"#{index + 1}"
@@ -417,12 +458,22 @@ def fingerprint(name: str, data: dict[str, Any], shared_entries: Any, threshold:
 
 def _fingerprint(name: str, data: dict[str, Any], entries_text: str, shared_text: str, threshold: Any) -> str:
     """:func:`fingerprint` from the reprs a reader has made already (``repr`` of a tuple joins its items')."""
-    described = f"({name!r}, {data.get('input')!r}, {data.get('expected')!r}, {data.get('evaluator')!r}, "
+    described = f"({name!r}, {data.get('input')!r}, {data.get('expected')!r}, {data.get('evaluator')!r}"
+    described += _fingerprint_tail(entries_text, shared_text, threshold)
+    digest = _DIGEST.copy()
+    digest.update(described.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+#: The digest of fingerprints, copied for each (cheaper than making one).
+_DIGEST = blake2b(digest_size=10)
+
+
+def _fingerprint_tail(entries_text: str, shared_text: str, threshold: Any) -> str:
+    """The end of what :func:`fingerprint` digests: all but the name, input, expected and evaluator."""
     if threshold is None:  # without a threshold, as before thresholds came: a run recorded then still resumes
-        described += f"{entries_text}, {shared_text})"
-    else:
-        described += f"{entries_text}, {shared_text}, {threshold!r})"
-    return hashlib.blake2b(described.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
+        return f", {entries_text}, {shared_text})"
+    return f", {entries_text}, {shared_text}, {threshold!r})"
 
 
 class _Options:
