@@ -19,9 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_eval import SuiteError, load_suite
+from agent_eval import _sourcemap as sourcemap
 from agent_eval import _suite as suite_module
 from agent_eval._calling import callable_name
 from agent_eval._model import PLAIN_CASE_FIELDS, Case, plain_case
+from agent_eval._sourcemap import UNSURE, json_lines, load_json
 
 settings.register_profile(
     "lines-ci",
@@ -92,14 +94,15 @@ def case_line(draw: st.DrawFn) -> str:
 
 def _loaded(path: Path, quick: bool) -> Any:
     """The cases, field by field (evaluators by name), or the problems."""
-    previous = suite_module.QUICK_LINES
+    previous, chunk = suite_module.QUICK_LINES, sourcemap._CHUNK
     suite_module.QUICK_LINES = quick
+    sourcemap._CHUNK = 3 if quick else chunk  # the quick way across chunks, the full way in one
     try:
         suite = load_suite(path)
     except SuiteError as error:
         return ("problems", error.problems)
     finally:
-        suite_module.QUICK_LINES = previous
+        suite_module.QUICK_LINES, sourcemap._CHUNK = previous, chunk
     return [
         (
             case.name,
@@ -173,3 +176,39 @@ def test_a_plain_case_is_the_case_its_fields_make() -> None:
     made = plain_case("n", {"i": 1}, **values)
     assert made == Case("n", {"i": 1}, **values)
     assert repr(made) == repr(Case("n", {"i": 1}, **values))
+
+
+LINE_TEXTS = st.sampled_from(
+    [
+        '{"name": "a", "input": "x"}',
+        '{"name": "a", "name": "b"}',
+        '{"x": {"k": 1, "k": 2}}',
+        '{"q": "say \\":\\" here"}',
+        "",
+        "  \t",
+        "[1, 2",
+        "1, 2",
+        '{"big": 123456789012345678901234567890}',
+        '{"e": "\\u00e9"}',
+        '{"a" : 1}',
+        "[" * 101 + "]" * 101,
+        "[" * 60 + "{}" + "]" * 60,
+    ]
+)
+
+
+@PROFILE
+@given(st.lists(LINE_TEXTS, max_size=12), st.integers(1, 4))
+def test_json_lines_read_in_chunks_are_the_lines_read_one_by_one(lines: list[str], size: int) -> None:
+    text = "\n".join(lines)
+    whole = json_lines(text)
+    original = sourcemap._CHUNK
+    sourcemap._CHUNK = size
+    try:
+        chunked = json_lines(text)
+    finally:
+        sourcemap._CHUNK = original
+    assert [(n, line, repr(v)) for n, line, v in chunked] == [(n, line, repr(v)) for n, line, v in whole]
+    for number, line, value in whole:
+        if value is not UNSURE:
+            assert repr(value) == repr(load_json(line)), f"line {number}"
