@@ -92,8 +92,11 @@ class Checker:
 
     def __init__(self) -> None:
         self.problems: list[str] = []
-        #: Where each name was first seen (or how to find out: working out a place can cost).
-        self.first_seen: dict[str, str | Callable[[], str]] = {}
+        #: Where each name was first seen (or how to find out: working out a place can cost), or the
+        #: number of the JSON Lines line it was on, for :attr:`line_where` to place.
+        self.first_seen: dict[str, str | int | Callable[[], str]] = {}
+        #: Where the name on a line of the JSON Lines file being read stands, by the line's number.
+        self.line_where: Callable[[int], str] | None = None
 
     def duplicate(self, name: str, where: str | Callable[[], str]) -> str | None:
         """The problem when ``name`` was seen before, else None (and ``name`` is remembered here)."""
@@ -101,7 +104,10 @@ class Checker:
         if first is None:
             self.first_seen[name] = where
             return None
-        shown = first() if callable(first) else first
+        if isinstance(first, int) and self.line_where is not None:
+            shown = self.line_where(first)
+        else:
+            shown = first() if callable(first) else str(first)
         return f"duplicate case name {name!r} (first at {shown}); names must be unique"
 
     def evaluator_problems(self, case: Case) -> list[str]:

@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from itertools import repeat
+from operator import add
 from typing import Any
 
 import orjson
@@ -290,31 +292,89 @@ UNSURE = object()
 def json_lines(text: str) -> list[tuple[int, str, Any]]:
     """Each line of JSON Lines text that is not blank: its number, its text, and its value as
     :func:`load_json` reads it, or :data:`UNSURE` when reading it takes :func:`load_json` (a problem to
-    report with its position, a line the screen flags, a line that may hold a key twice).
+    report with its position, a line the screen flags, a line that may hold a key twice)."""
+    return [line for chunk in json_line_chunks(text) for line in chunk]
 
-    Lines end at "\\n" only: JSON strings may hold U+2028, U+2029 or U+0085, where str.splitlines would cut.
+
+#: How many lines :func:`json_line_chunks` reads before it checks that none of them holds a key twice.
+_CHUNK = 1024
+
+
+def json_line_chunks(text: str, lines: list[str] | None = None) -> Iterator[list[tuple[int, str, Any]]]:
+    """:func:`json_lines` a chunk of lines at a time, each chunk checked for keys given twice as a whole,
+    so that no more than a chunk of values is held.
+
+    ``lines`` is ``text.split("\n")`` when the caller has made it. Lines end at "\n" only: JSON strings
+    may hold U+2028, U+2029 or U+0085, where str.splitlines would cut.
     """
     screen = LinesScreen(text)
+    lines = text.split("\n") if lines is None else lines
+    start = 0
+    for base in range(0, len(lines), _CHUNK):
+        part = lines[base : base + _CHUNK]
+        end = start + sum(map(len, part)) + len(part)  # the span of ``text`` the part's lines (and breaks) take
+        values = None if screen.anywhere else _plain_values(part)
+        if values is not None:
+            chunk = list(zip(range(base + 1, base + 1 + len(part)), part, values, strict=True))
+            yield _keys_checked(chunk, range(len(chunk)), values, text.count('":', start, end))
+        else:
+            chunk, quick, unsure = _careful_chunk(part, base + 1, screen)
+            if chunk:
+                values = [chunk[at][2] for at in quick]
+                yield _keys_checked(chunk, quick, values, text.count('":', start, end) - unsure)
+        start = end
+
+
+def _plain_values(part: list[str]) -> list[Any] | None:
+    """The values orjson reads from lines that hold nothing :class:`LinesScreen` looks for, when every one
+    is JSON (so none is blank) nesting no deeper than :data:`MAX_DEPTH`; else None."""
+    opened = map(add, map(str.count, part, repeat("[")), map(str.count, part, repeat("{")))
+    if max(opened, default=0) > MAX_DEPTH:
+        return None
+    loads = orjson.loads
+    try:
+        return [loads(line) for line in part]
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _careful_chunk(
+    part: list[str], first: int, screen: LinesScreen
+) -> tuple[list[tuple[int, str, Any]], list[int], int]:
+    """The lines of ``part`` (numbered from ``first``) that are not blank, each with its value or
+    :data:`UNSURE`; where those orjson read are, and how many ``":`` the others hold."""
     plain = not screen.anywhere
-    found: list[tuple[int, str, Any]] = []
-    quick: list[int] = []  # where the lines orjson read are in ``found``
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip(_JSON_SPACE):
-            continue
-        value = UNSURE
-        if line.count("[") + line.count("{") <= MAX_DEPTH and (plain or screen.plain(line)):
+    loads, refused = orjson.loads, orjson.JSONDecodeError
+    chunk: list[tuple[int, str, Any]] = []
+    quick: list[int] = []
+    unsure = 0
+    for number, line in enumerate(part, start=first):
+        if (plain or screen.plain(line)) and line.count("[") + line.count("{") <= MAX_DEPTH:
             try:
-                value = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                pass
+                chunk.append((number, line, loads(line)))
+            except refused:
+                if not line.strip(_JSON_SPACE):
+                    continue
+                chunk.append((number, line, UNSURE))
+                unsure += line.count('":')
             else:
-                quick.append(len(found))
-        found.append((number, line, value))
-    if quick and not _keys_agree([found[at] for at in quick]):
+                quick.append(len(chunk) - 1)
+        elif line.strip(_JSON_SPACE):
+            chunk.append((number, line, UNSURE))
+            unsure += line.count('":')
+    return chunk, quick, unsure
+
+
+def _keys_checked(
+    chunk: list[tuple[int, str, Any]], quick: Sequence[int], values: list[Any], written: int
+) -> list[tuple[int, str, Any]]:
+    """The chunk, with each line orjson read (at ``quick``, their ``values``) that holds a key twice marked
+    :data:`UNSURE`; ``written`` is how many ``":`` the text of the lines orjson read holds."""
+    if values and written != orjson.dumps(values).count(b'":'):
         for at in quick:  # some line holds a key twice: the precise parser is to find which, and say where
-            if not _keys_agree([found[at]]):
-                found[at] = (found[at][0], found[at][1], UNSURE)
-    return found
+            if not _keys_agree([chunk[at]]):
+                chunk[at] = (chunk[at][0], chunk[at][1], UNSURE)
+    return chunk
 
 
 _JSON_SPACE = " \t\r"

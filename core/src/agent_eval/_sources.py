@@ -6,6 +6,7 @@ every place is the row's first line (``data.csv:7``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from agent_eval._sourcemap import (
     Path_,
     Position,
     SourceError,
-    json_lines,
+    json_line_chunks,
     json_positions,
     load_json,
     load_yaml,
@@ -152,6 +153,17 @@ def parse(path: Path, *, origin: str | None = None) -> list[Source]:
     ``origin`` is where the file was named, for a file another one points at: its problems end with
     `` (from ORIGIN)``.
     """
+    found = open_sources(path, origin=origin)
+    if not isinstance(found, Lines):
+        return found
+    sources: list[Source] = [found.source(number, line, data) for number, line, data in found]
+    if found.problems:
+        raise SuiteError(found.problems, source=str(path))
+    return sources
+
+
+def open_sources(path: Path, *, origin: str | None = None) -> list[Source] | Lines:
+    """As :func:`parse`, but a JSONL file is read line by line as its :class:`Lines` are iterated."""
     note = f" (from {origin})" if origin else ""
     try:
         text, kind = _read(path)
@@ -170,7 +182,7 @@ def parse(path: Path, *, origin: str | None = None) -> list[Source]:
             return [Source(path, load_json(text), None, text, origin)]
     except SourceError as error:
         raise SuiteError([f"{path}:{error.line}:{error.column}: {error.message}{note}"]) from None
-    return _parse_lines(path, text, origin)
+    return Lines(path, text, origin)
 
 
 def _read(path: Path) -> tuple[str, str]:
@@ -181,27 +193,51 @@ def _read(path: Path) -> tuple[str, str]:
     return read_text_file(path, limit=MAX_BYTES), kind
 
 
-def _parse_lines(path: Path, text: str, origin: str | None) -> list[Source]:
-    """One source per line that is not blank; every line that is not JSON is a problem, in line order.
+class Lines:
+    """A JSON Lines file, read as it is iterated: the number, text and value of each line that is not blank.
 
-    Most lines are read by orjson (:func:`agent_eval._sourcemap.json_lines`); the others by the parser
-    that says where a problem is.
+    A line that is not JSON is a problem (:attr:`problems`, in line order, once iterated) and no value
+    comes after the first problem: the file's cases are read only when every line is JSON. Most lines
+    are read by orjson (:func:`agent_eval._sourcemap.json_line_chunks`); the others by the parser that
+    says where a problem is.
     """
-    sources: list[Source] = []
-    problems = []
-    note = f" (from {origin})" if origin else ""
-    for number, line, value in json_lines(text):
-        data = value
-        if data is UNSURE:
-            try:
-                data = load_json(line)
-            except SourceError as error:
-                problems.append(f"{path}:{number}:{error.column}: {error.message}{note}")
-                continue
-        sources.append(LineSource(path, data, line, number, origin))
-    if problems:
-        raise SuiteError(problems, source=str(path))
-    return sources
+
+    def __init__(self, path: Path, text: str, origin: str | None) -> None:
+        self.path = path
+        self.origin = origin
+        self.problems: list[str] = []
+        self._text = text
+        self._lines = text.split("\n")
+
+    def __iter__(self) -> Iterator[tuple[int, str, Any]]:
+        for chunk, _ in self.chunks():
+            yield from chunk
+
+    def chunks(self) -> Iterator[tuple[list[tuple[int, str, Any]], set[int]]]:
+        """The lines a chunk at a time, each with its number, its text and its value, and the numbers of
+        the lines orjson did not read (the values of the others hold no NaN, no infinity and no integer
+        beyond 64 bits)."""
+        note = f" (from {self.origin})" if self.origin else ""
+        for chunk in json_line_chunks(self._text, self._lines):
+            precise: set[int] = set()
+            for at, (number, line, value) in enumerate(chunk):
+                if value is not UNSURE:
+                    continue
+                precise.add(number)
+                try:
+                    chunk[at] = (number, line, load_json(line))
+                except SourceError as error:
+                    self.problems.append(f"{self.path}:{number}:{error.column}: {error.message}{note}")
+            if not self.problems:
+                yield chunk, precise
+
+    def source(self, number: int, line: str, data: Any) -> LineSource:
+        """Line ``number`` (its text, and its value) as a source."""
+        return LineSource(self.path, data, line, number, self.origin)
+
+    def name_where(self, number: int) -> str:
+        """``file:line:column`` of the ``name`` of the case on line ``number``."""
+        return LineSource(self.path, None, self._lines[number - 1], number, self.origin).where(("name",))
 
 
 def _parse_csv(path: Path, text: str, origin: str) -> list[Source]:

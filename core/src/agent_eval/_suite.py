@@ -6,24 +6,25 @@ Parsed data holds plain dicts (JSON and YAML give nothing else), so it is checke
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
+from hashlib import blake2b
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
+import orjson
 
 from agent_eval._binding import EvaluatorBuilder
 from agent_eval._cases import CASE_KEYS, Cases, Checker, metadata_problem
 from agent_eval._entries import EntryReader
 from agent_eval._errors import SuiteError, did_you_mean
 from agent_eval._grading import threshold_problem
-from agent_eval._model import Case
+from agent_eval._model import Case, plain_case
 from agent_eval._paths import relative_to
 from agent_eval._plugins import Registry, get_registry
 from agent_eval._sourcemap import KEY
-from agent_eval._sources import Place, parse, position_key
+from agent_eval._sources import Lines, Place, Source, open_sources, position_key
 from agent_eval._text import kind_of, short_repr
 
 SUITE_KEYS = (
@@ -67,7 +68,7 @@ def load_suite(path: str | Path, *, registry: Registry | None = None) -> SuiteFi
     """Load and validate a suite file; every problem found is raised together as a SuiteError."""
     path = Path(path)
     loader = _Loader(path, registry or get_registry())
-    sources = parse(path)
+    sources = open_sources(path)
     with relative_to(path.parent.resolve()):
         suite = loader.load(sources)
     if not loader.problems and not suite.cases:
@@ -100,7 +101,9 @@ class _Loader:
         #: Where the cases were given, for the message of a suite without any (None: the whole file).
         self.cases_place: Place | None = None
 
-    def load(self, sources: list[Any]) -> SuiteFile:
+    def load(self, sources: list[Source] | Lines) -> SuiteFile:
+        if isinstance(sources, Lines):
+            return SuiteFile(self.path, self.path.stem, self._cases(sources, _Shared()))
         if len(sources) != 1 or sources[0].is_line:
             return SuiteFile(self.path, self.path.stem, self._cases([Place(s) for s in sources], _Shared()))
         place = Place(sources[0])
@@ -141,7 +144,7 @@ class _Loader:
             **options.executor(),
         )
 
-    def _case_places(self, place: Place, data: dict[str, Any]) -> list[Place]:
+    def _case_places(self, place: Place, data: dict[str, Any]) -> list[Place] | Lines:
         if "cases" not in data:
             message = "missing 'cases': a list of cases, or the path of a .jsonl/.json/.yaml file"
             self._problems.add(place, message)
@@ -159,14 +162,16 @@ class _Loader:
             return []
         return [place.child("cases", index) for index in range(len(cases))]
 
-    def _external_cases(self, reference: str, pointer: Place) -> list[Place]:
+    def _external_cases(self, reference: str, pointer: Place) -> list[Place] | Lines:
         # Made absolute without following symbolic links: a link is read (or refused) under its own name.
         target = Path(os.path.abspath(self.path.parent / reference))  # noqa: PTH100 - resolve() follows links
         try:
-            sources = parse(target, origin=pointer.where())
+            sources = open_sources(target, origin=pointer.where())
         except SuiteError as error:
             self.problems.extend(error.problems)
             return []
+        if isinstance(sources, Lines):
+            return sources
         if len(sources) == 1 and not sources[0].is_line:
             only = Place(sources[0])
             if not isinstance(only.value, list):
@@ -178,8 +183,10 @@ class _Loader:
     def _reader(self) -> _CaseReader:
         return _CaseReader(self._problems, self.entries, self.checker)
 
-    def _cases(self, places: list[Place], shared: _Shared) -> list[Case]:
+    def _cases(self, places: list[Place] | Lines, shared: _Shared) -> list[Case]:
         reader = self._reader()
+        if isinstance(places, Lines):
+            return reader.read_lines(places, shared)
         cases = [reader.read(place, index, shared) for index, place in enumerate(places)]
         return [case for case in cases if case is not None]
 
@@ -202,6 +209,22 @@ class _Shared:
 _CASE_KEYS = frozenset(CASE_KEYS)
 
 
+class _PlainList(NamedTuple):
+    """What an evaluator list gives the cases :meth:`_CaseReader._plain` reads, and their fingerprints' end."""
+
+    evaluators: tuple[Any, ...]
+    weights: tuple[float, ...]
+    threshold: float | None
+    tail: str
+
+
+#: The keys of a case that :meth:`_CaseReader._plain` reads.
+_PLAIN_KEYS = _CASE_KEYS - {"evaluator"}
+#: Whether plain lines of a JSON Lines file are read by :meth:`_CaseReader._plain` (tests turn it off to
+#: compare with :meth:`_CaseReader.read`).
+QUICK_LINES = True
+
+
 class _CaseReader:
     """Reads one case after another: keys, name, input, metadata, evaluators, then the shared checks.
 
@@ -216,7 +239,84 @@ class _CaseReader:
         #: The evaluators and weights each evaluator list gave (read without a problem), by its repr, for
         #: the cases of one suite (``_shared``).
         self._graded_lists: dict[str, tuple[tuple[Any, ...], tuple[float, ...]]] = {}
+        #: Those of them whose evaluators have no ``check_case`` to call, by their JSON text (:meth:`_plain`).
+        self._plain_lists: dict[bytes, _PlainList] = {}
         self._shared: _Shared | None = None
+        #: Lines of the JSON Lines file being read that gave no case (for each case's index).
+        self._dropped = 0
+
+    def read_lines(self, lines: Lines, shared: _Shared) -> list[Case]:
+        """The cases of a JSON Lines file; when a line is not JSON, only such lines are problems.
+
+        Neither the lines nor their values are kept; most lines of a large file are plain
+        (:meth:`_chunk`) and become cases without the places :meth:`read` keeps for its messages.
+        """
+        count = len(self.problems.lines)
+        self.checker.line_where = lines.name_where
+        if shared is not self._shared:
+            self._shared, self._graded_lists, self._plain_lists = shared, {}, {}
+        cases: list[Case] = []
+        for chunk, precise in lines.chunks():
+            self._chunk(chunk, precise, lines, shared, cases)
+        if lines.problems:  # reading stopped at the first line that is not JSON: only those lines are told
+            del self.problems.lines[count:]
+            self.problems.lines.extend(lines.problems)
+            return []
+        return cases
+
+    def _chunk(
+        self, chunk: list[tuple[int, str, Any]], precise: set[int], lines: Lines, shared: _Shared, cases: list[Case]
+    ) -> None:
+        """Read a chunk of lines into ``cases``: plain ones here, the others by :meth:`read`.
+
+        A line is plain when :meth:`read` would have nothing to say of it: orjson read it (not one of
+        ``precise``: its values
+        hold no NaN, no integer beyond 64 bits), a mapping of known keys (but ``evaluator``) whose name
+        is text not seen before, with an ``input``, no ``threshold``, metadata that is a mapping if
+        any, and evaluators that a case read before had (known by their JSON text, cheaper to make than
+        their ``repr`` and as telling for such values), none with a ``check_case``. Its case is then
+        the one :meth:`read` makes, made without the places it keeps for its messages.
+        """
+        seen = self.checker.first_seen
+        known_lists = self._plain_lists if QUICK_LINES else {}  # read_lines made them ``shared``'s
+        location, keys, dumps, text = f"{lines.path}:", _PLAIN_KEYS, orjson.dumps, str
+        for number, line, data in chunk:
+            known = None
+            if type(data) is dict and data.keys() <= keys and (not precise or number not in precise):
+                name, metadata = data.get("name"), data.get("metadata")
+                if (
+                    type(name) is text
+                    and name.strip()
+                    and name not in seen
+                    and "input" in data
+                    and (metadata is None or type(metadata) is dict)
+                    and data.get("threshold") is None
+                ):
+                    known = known_lists.get(dumps(data.get("evaluators")))
+            if known is None or type(name) is not str:
+                case = self.read(Place(lines.source(number, line, data)), len(cases) + self._dropped, shared)
+                if case is None:
+                    self._dropped += 1
+                else:
+                    cases.append(case)
+                continue
+            seen[name] = number
+            given, expected = data["input"], data.get("expected")
+            digest = _DIGEST.copy()
+            digest.update(f"({name!r}, {given!r}, {expected!r}, None{known.tail}".encode("utf-8", "surrogatepass"))
+            cases.append(
+                plain_case(
+                    name,
+                    given,
+                    expected=expected,
+                    evaluators=known.evaluators,
+                    metadata=metadata or {},
+                    location=f"{location}{number}",
+                    fingerprint=digest.hexdigest(),
+                    weights=known.weights,
+                    threshold=known.threshold,
+                )
+            )
 
     def read(self, place: Place, index: int, shared: _Shared) -> Case | None:
         data = place.value
@@ -290,9 +390,25 @@ class _CaseReader:
         weights = tuple(weight for _, weight in graded) if any(weight != 1 for _, weight in graded) else ()
         if alone and len(self.problems.lines) == count:
             if shared is not self._shared:
-                self._shared, self._graded_lists = shared, {}
+                self._shared, self._graded_lists, self._plain_lists = shared, {}, {}
             self._graded_lists[entries_text] = (evaluators, weights)
+            if all(callable(evaluator) and not hasattr(evaluator, "check_case") for evaluator in evaluators):
+                self._plain_known(data.get("evaluators"), entries_text, evaluators, weights, shared)
         return evaluators, weights
+
+    def _plain_known(
+        self, entries: Any, entries_text: str, evaluators: tuple[Any, ...], weights: tuple[float, ...], shared: _Shared
+    ) -> None:
+        """Let :meth:`_plain` give ``evaluators`` to the cases whose entries are these (when their JSON text
+        tells them apart: it does not for NaN, or integers beyond 64 bits)."""
+        try:
+            key = orjson.dumps(entries)
+        except orjson.JSONEncodeError:
+            return
+        if repr(orjson.loads(key)) == entries_text:
+            tail = _fingerprint_tail(entries_text, shared.entries_text, shared.threshold)
+            threshold = None if shared.threshold is None else float(shared.threshold)
+            self._plain_lists[key] = _PlainList(evaluators, weights, threshold, tail)
 
     def _name(self, place: Place, data: dict[str, Any], index: int) -> str | None:
         name = data["name"] if "name" in data else f"#{index + 1}"
@@ -342,12 +458,22 @@ def fingerprint(name: str, data: dict[str, Any], shared_entries: Any, threshold:
 
 def _fingerprint(name: str, data: dict[str, Any], entries_text: str, shared_text: str, threshold: Any) -> str:
     """:func:`fingerprint` from the reprs a reader has made already (``repr`` of a tuple joins its items')."""
-    described = f"({name!r}, {data.get('input')!r}, {data.get('expected')!r}, {data.get('evaluator')!r}, "
+    described = f"({name!r}, {data.get('input')!r}, {data.get('expected')!r}, {data.get('evaluator')!r}"
+    described += _fingerprint_tail(entries_text, shared_text, threshold)
+    digest = _DIGEST.copy()
+    digest.update(described.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+#: The digest of fingerprints, copied for each (cheaper than making one).
+_DIGEST = blake2b(digest_size=10)
+
+
+def _fingerprint_tail(entries_text: str, shared_text: str, threshold: Any) -> str:
+    """The end of what :func:`fingerprint` digests: all but the name, input, expected and evaluator."""
     if threshold is None:  # without a threshold, as before thresholds came: a run recorded then still resumes
-        described += f"{entries_text}, {shared_text})"
-    else:
-        described += f"{entries_text}, {shared_text}, {threshold!r})"
-    return hashlib.blake2b(described.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
+        return f", {entries_text}, {shared_text})"
+    return f", {entries_text}, {shared_text}, {threshold!r})"
 
 
 class _Options:
