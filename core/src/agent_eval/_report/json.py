@@ -266,7 +266,7 @@ class CaseStream:
             return
         body = case_json(result)  # an object: "{...}", never empty
         try:
-            self._writer.write_line(b"%s%d,%s" % (self._head, index, body[1:]))
+            self._writer.write_lines(b"%s%d," % (self._head, index), body[1:])
         except OSError as error:
             self.failed = True
             self._on_error(error)
