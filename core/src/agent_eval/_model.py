@@ -390,12 +390,10 @@ class EvalReport:
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """The report as a JSON document (indented by two spaces, or compact with ``indent=None``)."""
-        from agent_eval._json import document, indented
+        from agent_eval._json import document
 
-        pieces = self.case_json()
-        if indent is not None:
-            pieces = (indented(piece) for piece in pieces)
-        return b"".join(document(self.summary_dict(), "cases", pieces, indent=indent is not None)).decode("utf-8")
+        parts = document(self.summary_dict(), "cases", self.case_json(), indent=indent is not None)
+        return b"".join(parts).decode("utf-8")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalReport:
