@@ -330,9 +330,9 @@ class EvalReport:
         """Token usage summed over every evaluation that reported ``usage``."""
         usage = self._figures.get("usage")
         if usage is None:
-            usage = self._figures["usage"] = sum_usage(
-                e.metadata.get("usage") for r in self.cases for e in r.evaluations if e.metadata
-            )
+            # a list made at once, of only the evaluations that have a usage: most have none
+            usages = [e.metadata.get("usage") for r in self.cases for e in r.evaluations if "usage" in e.metadata]
+            usage = self._figures["usage"] = sum_usage(usages)
         return dict(usage)
 
     @property
