@@ -275,3 +275,14 @@ def test_junit_written_as_text_is_what_element_tree_wrote(data: st.DataObject) -
         metadata=report.metadata,
     )
     assert junit.render(report) == _element_tree_junit(report)
+
+
+@pytest.mark.parametrize("batch", [1, 2, 1000])
+def test_junit_written_in_batches_is_the_document_rendered(tmp_path: Path, batch: int) -> None:
+    from agent_eval._report import junit
+
+    cases = [EvalResult(f"case {index}", "question", output="é", status="passed", score=1.0) for index in range(5)]
+    report = EvalReport(cases, name="batches")
+    with mock.patch("agent_eval._report.junit._BATCH", batch):
+        junit.write(report, tmp_path / "r.xml")
+    assert (tmp_path / "r.xml").read_text(encoding="utf-8") == junit.render(report)
