@@ -13,6 +13,7 @@ import os
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import orjson
 import pytest
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 from agent_eval import EvalReport, EvalResult
 from agent_eval._agent_run import ToolCall, Usage
 from agent_eval._codec import _Writer, jsonable
-from agent_eval._json import document, encode, indented
+from agent_eval._json import batches, document, encode
 from agent_eval._model import Attempt, Evaluation, case_json
 from agent_eval._report import html
 from agent_eval._report import json as json_report
@@ -130,10 +131,15 @@ def report_of(data: st.DataObject) -> EvalReport:
 def test_a_report_joined_from_its_cases_is_the_report_encoded_whole(data: st.DataObject) -> None:
     report = report_of(data)
     whole = report.to_dict()
+    pieces = [case_json(case) for case in report.cases]
     for indent in (False, True):
-        pieces = [indented(case_json(case)) if indent else case_json(case) for case in report.cases]
         joined = b"".join(document(report.summary_dict(), "cases", pieces, indent=indent))
         _assert_same_document(joined, whole, indent)
+        # in batches of one case, of several, of all: the same document
+        for size in (1, 2 * max(map(len, pieces), default=1), 1 << 20):
+            with mock.patch("agent_eval._json._BATCH", size):
+                batched = b"".join(document(report.summary_dict(), "cases", batches(pieces), indent=indent))
+            assert batched == joined
     _assert_same_document(report.to_json().encode("utf-8"), whole, True)
     _assert_same_document(report.to_json(indent=None).encode("utf-8"), whole, False)
 
@@ -269,3 +275,14 @@ def test_junit_written_as_text_is_what_element_tree_wrote(data: st.DataObject) -
         metadata=report.metadata,
     )
     assert junit.render(report) == _element_tree_junit(report)
+
+
+@pytest.mark.parametrize("batch", [1, 2, 1000])
+def test_junit_written_in_batches_is_the_document_rendered(tmp_path: Path, batch: int) -> None:
+    from agent_eval._report import junit
+
+    cases = [EvalResult(f"case {index}", "question", output="é", status="passed", score=1.0) for index in range(5)]
+    report = EvalReport(cases, name="batches")
+    with mock.patch("agent_eval._report.junit._BATCH", batch):
+        junit.write(report, tmp_path / "r.xml")
+    assert (tmp_path / "r.xml").read_text(encoding="utf-8") == junit.render(report)

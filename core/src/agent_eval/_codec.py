@@ -90,26 +90,35 @@ class Codec:
     def _compile(self) -> Callable[[Any], dict[str, Any]]:
         """A writer of this class's records as one function, as attrs makes ``__init__``: a report writes
         one per case and per evaluation, and a loop over the fields with a call per value costs several
-        times more. Plain strings, numbers, booleans and None are written as they are inline; anything
-        else goes through the field's writer (:func:`jsonable` for values)."""
-        lines = ["def write(record):", "    data = {}"]
+        times more. Plain strings, numbers, booleans and None are written as they are inline, and so are
+        empty lists, tuples and dicts and the records of record fields; anything else goes through the
+        field's writer (:func:`jsonable` for values). The dict is made at once, in the fields' order."""
+        lines = ["def write(record):"]
         names: dict[str, Any] = {"_isfinite": math.isfinite}
         for index, (name, kind) in enumerate(self._kinds):
-            write = f"_w{index}"
+            write, value = f"_w{index}", f"v{index}"
             names[write] = self._out[index][1]
-            lines.append(f"    v = record.{name}")
-            if kind in ("records", "record"):
-                lines.append(f"    data[{name!r}] = {write}(v)")
+            lines.append(f"    {value} = record.{name}")
+            if kind == "records":
+                lines.append(f"    {value} = [item.to_dict() for item in {value}] if {value} else []")
+                continue
+            if kind == "record":
+                lines.append(f"    {value} = None if {value} is None else {value}.to_dict()")
                 continue
             lines += [
-                "    t = type(v)",
-                "    if v is None or t is bool or (t is str and v.isascii()) or (t is int and -(1 << 62) < v < 1 << 62)"
-                " or (t is float and _isfinite(v)):",
-                f"        data[{name!r}] = v",
+                f"    t = type({value})",
+                f"    if {value} is None or t is bool or (t is str and {value}.isascii())"
+                f" or (t is int and -(1 << 62) < {value} < 1 << 62) or (t is float and _isfinite({value})):",
+                "        pass",
+                f"    elif (t is tuple or t is list) and not {value}:",
+                f"        {value} = []",
+                f"    elif t is dict and not {value}:",
+                f"        {value} = {{}}",
                 "    else:",
-                f"        data[{name!r}] = {write}(v)",
+                f"        {value} = {write}({value})",
             ]
-        lines.append("    return data")
+        items = ", ".join(f"{name!r}: v{index}" for index, (name, _) in enumerate(self._kinds))
+        lines.append(f"    return {{{items}}}")
         exec("\n".join(lines), names)  # noqa: S102 - the code is made here from the class's field names
         writer: Callable[[Any], dict[str, Any]] = names["write"]
         return writer

@@ -376,9 +376,9 @@ class EvalReport:
         """Token usage summed over every evaluation that reported ``usage``."""
         usage = self._figures.get("usage")
         if usage is None:
-            usage = self._figures["usage"] = sum_usage(
-                e.metadata.get("usage") for r in self.cases for e in r.evaluations if e.metadata
-            )
+            # a list made at once, of only the evaluations that have a usage: most have none
+            usages = [e.metadata.get("usage") for r in self.cases for e in r.evaluations if "usage" in e.metadata]
+            usage = self._figures["usage"] = sum_usage(usages)
         return dict(usage)
 
     @property
@@ -436,12 +436,10 @@ class EvalReport:
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """The report as a JSON document (indented by two spaces, or compact with ``indent=None``)."""
-        from agent_eval._json import document, indented
+        from agent_eval._json import document
 
-        pieces = self.case_json()
-        if indent is not None:
-            pieces = (indented(piece) for piece in pieces)
-        return b"".join(document(self.summary_dict(), "cases", pieces, indent=indent is not None)).decode("utf-8")
+        parts = document(self.summary_dict(), "cases", self.case_json(), indent=indent is not None)
+        return b"".join(parts).decode("utf-8")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalReport:

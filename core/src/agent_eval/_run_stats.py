@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -27,9 +28,14 @@ def run_stats(cases: Sequence[EvalResult]) -> dict[str, Any]:
     Undefined values are ``None``.
     """
     ran = [case for case in cases if case.status != "skipped"]
-    passed = sum(case.status == "passed" for case in ran)
+    passed = [case.status for case in ran].count("passed")
     interval = stats.wilson_interval(passed, len(ran))
-    scores: list[float] = [case.score for case in ran if case.score is not None and _number(case.score)]
+    # a float as the runner makes it is checked at once; anything else (a report read back) by _number
+    scores: list[float] = [
+        score
+        for score in [case.score for case in ran]
+        if (type(score) is float and math.isfinite(score)) or (score is not None and _number(score))
+    ]
     score = stats.mean_estimate(scores)
     found: dict[str, Any] = {
         "pass_rate": passed / len(ran) if ran else 0.0,
@@ -62,6 +68,4 @@ def _attempt_stats(cases: Sequence[EvalResult], repeated: int) -> dict[str, Any]
 
 def _number(value: Any) -> bool:
     """A finite number (a report read from a file may hold anything in a score)."""
-    import math
-
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

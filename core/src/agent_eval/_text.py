@@ -142,6 +142,8 @@ def cell(value: Any, limit: int | None = None) -> str:
 
 def block(value: Any, limit: int = DISPLAY_LIMIT) -> str:
     """Several lines for a text shown whole (an answer, a reason under -v): controls escaped, capped."""
+    if type(value) is str and len(value) <= limit and value.isprintable():
+        return value  # most texts: nothing to cut or escape (a report writes two a case)
     return visible(capped(text_of(value), limit), lines=True)
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_eval._codec import display_text, jsonable
-from agent_eval._json import document, encode, loads
+from agent_eval._json import batches, document, encode, loads
 from agent_eval._model import STATUSES, EvalReport, EvalResult, case_json
 from agent_eval._report.console import format_duration, repeat_figures
 from agent_eval._report.files import write_atomic
@@ -90,7 +90,8 @@ def parts(report: EvalReport) -> Iterator[bytes]:
         '<script type="application/json" id="report-data">',
     ]
     yield "\n".join(head).encode("utf-8")
-    for part in document(_record(report.summary_dict()), "cases", (_case_piece(case) for case in report.cases)):
+    pieces = batches(_case_piece(case) for case in report.cases)
+    for part in document(_record(report.summary_dict()), "cases", pieces):
         yield _safe(part)
     yield "\n".join(["</script>", f"<script>{script}</script>", "</body>", "</html>", ""]).encode("utf-8")
 

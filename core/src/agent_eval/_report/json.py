@@ -11,7 +11,7 @@ from typing import Any
 from agent_eval._agent_run import ToolCall
 from agent_eval._codec import InvalidRecord, codec_of, jsonable, paused_gc
 from agent_eval._files import MAX_REPORT_BYTES, read_text_file
-from agent_eval._json import document, encode, indented
+from agent_eval._json import document, encode
 from agent_eval._model import Attempt, EvalReport, EvalResult, Status, case_json, parse_json
 from agent_eval._report.files import LineWriter, write_atomic
 from agent_eval._text import kind_of
@@ -27,8 +27,7 @@ def write(report: EvalReport, path: str | Path) -> None:
 
 def parts(report: EvalReport) -> Iterator[bytes]:
     """The JSON report (indented, then a newline) in parts: no more than one case's text at a time."""
-    pieces = (indented(piece) for piece in report.case_json())
-    yield from document(report.summary_dict(), "cases", pieces, indent=True)
+    yield from document(report.summary_dict(), "cases", report.case_json(), indent=True)
     yield b"\n"
 
 
@@ -266,7 +265,7 @@ class CaseStream:
             return
         body = case_json(result)  # an object: "{...}", never empty
         try:
-            self._writer.write_line(b"%s%d,%s" % (self._head, index, body[1:]))
+            self._writer.write_lines(b"%s%d," % (self._head, index), body[1:])
         except OSError as error:
             self.failed = True
             self._on_error(error)

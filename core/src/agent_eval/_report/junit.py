@@ -19,8 +19,22 @@ MESSAGE_LIMIT = 1000
 
 
 def write(report: EvalReport, path: str | Path) -> None:
-    """Write the report as JUnit XML, atomically, case by case."""
-    write_atomic(path, (part.encode("utf-8") for part in _parts(report)))
+    """Write the report as JUnit XML, atomically, a batch of cases at a time."""
+    write_atomic(path, _encoded(_parts(report)))
+
+
+#: Parts of the document joined and encoded together: one encode and one write a batch, not a case.
+_BATCH = 1000
+
+
+def _encoded(parts: Iterator[str]) -> Iterator[bytes]:
+    batch: list[str] = []
+    for part in parts:
+        batch.append(part)
+        if len(batch) >= _BATCH:
+            yield "".join(batch).encode("utf-8")
+            batch = []
+    yield "".join(batch).encode("utf-8")
 
 
 def render(report: EvalReport) -> str:
@@ -64,7 +78,7 @@ def _testcase(result: EvalResult, classname: str) -> str:
     properties = [(name, cell(value)) for name, value in _case_properties(result)]
     if properties:
         parts.append(_properties_element(properties, "      "))
-    why = _why(result)
+    why = "" if result.status == "passed" else _why(result)
     if result.status == "failed":
         message = _attributes({"message": _message(why or "failed"), "type": "failed"})
         parts.append(f"      <failure{message}>{_text(_details(result))}</failure>\n")

@@ -168,10 +168,36 @@ def young_garbage_only() -> Iterator[None]:
         yield
         return
     gc.disable()
+    _managed[0] = True
     try:
         yield
     finally:
+        _managed[0] = False
+        if _set_aside[0]:
+            _set_aside[0] = False
+            gc.unfreeze()
         gc.enable()
+
+
+#: True inside :func:`young_garbage_only` when it turned the collector off; True when
+#: :func:`set_aside_loaded` froze what was made so far.
+_managed = [False]
+_set_aside = [False]
+
+
+def set_aside_loaded() -> None:
+    """Keep the objects made so far (the loaded suite, alive for the whole run) out of the collections of
+    :func:`collect_now_and_then`, until the command ends (``gc.freeze``).
+
+    Otherwise the first of them walks every object of the load once more: 0.07-0.09 s of 100,000 cases,
+    a third of all the run's collections. Only under :func:`young_garbage_only`, and only when nothing
+    else has frozen objects (``gc.unfreeze`` at the end lets go of every frozen object, not just these).
+    """
+    import gc
+
+    if _managed[0] and not _set_aside[0] and gc.get_freeze_count() == 0:
+        gc.freeze()
+        _set_aside[0] = True
 
 
 def collect_now_and_then() -> None:

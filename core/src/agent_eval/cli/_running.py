@@ -33,6 +33,7 @@ from agent_eval.cli._common import (
     describe_os_error,
     exit_code,
     phase,
+    set_aside_loaded,
     warn,
     write_phases,
     write_reports,
@@ -81,6 +82,7 @@ def _execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> in
     registry = get_registry()
     with phase("load"):
         suite = _load(suite_path, registry)
+    set_aside_loaded()
     selected = _select(suite, options.filters)
     positions = _shard_positions(suite, selected, options.shard)
     taken = _taken(suite, positions, options)
