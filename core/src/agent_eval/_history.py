@@ -19,7 +19,7 @@ import attrs
 from agent_eval import stats
 from agent_eval._errors import AgentEvalError
 from agent_eval._files import make_folder
-from agent_eval._json import document
+from agent_eval._json import batches, document
 from agent_eval._model import EvalReport, EvalResult, Status
 
 #: Seconds a writer waits for another process's lock before giving up.
@@ -319,10 +319,6 @@ def _migrate(connection: sqlite3.Connection, path: Path) -> None:
     connection.execute("INSERT INTO schema_version (version) VALUES (?)", [len(MIGRATIONS)])
 
 
-#: The report's text goes into its row in writes of about this many bytes.
-_CHUNK = 1 << 20
-
-
 def _insert(connection: sqlite3.Connection, row: Sequence[Any], parts: list[bytes]) -> None:
     """Insert a run's row, its report (the last column) written in place from ``parts``, its UTF-8 text.
 
@@ -333,15 +329,8 @@ def _insert(connection: sqlite3.Connection, row: Sequence[Any], parts: list[byte
     seq = connection.execute(_INSERT, [*row, sum(map(len, parts))]).lastrowid
     assert seq is not None  # an INSERT's row
     with connection.blobopen("runs", "report", seq) as blob:
-        chunk: list[bytes] = []
-        size = 0
-        for part in parts:
-            chunk.append(part)
-            size += len(part)
-            if size >= _CHUNK:
-                blob.write(b"".join(chunk))
-                chunk, size = [], 0
-        blob.write(b"".join(chunk))
+        for chunk in batches(parts, separator=b""):  # writes of about a MiB
+            blob.write(chunk)
     connection.execute("UPDATE runs SET report = CAST(report AS TEXT) WHERE seq = ?", [seq])
 
 
