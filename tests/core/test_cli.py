@@ -327,6 +327,41 @@ def test_interrupted_run_exits_130_and_keeps_the_finished_cases(project: Path, s
     assert "Traceback" not in stderr
 
 
+def test_interrupted_run_keeps_the_cases_a_sync_agent_answered_before_the_call_it_is_stuck_in(
+    project: Path,
+) -> None:
+    # Quick calls are made in batches by one thread: the cases answered before the call that hangs
+    # finished, and are kept, as they are when each call is handed over alone.
+    (project / "stuck.py").write_text(
+        "import pathlib, threading\n"
+        "def agent(q):\n"
+        "    if q == '4':\n"
+        "        pathlib.Path('stuck').touch()\n"
+        "        threading.Event().wait()\n"
+        "    return 'done'\n",
+        encoding="utf-8",
+    )
+    cases = "".join(f"  - {{name: c{i}, input: '{i}', evaluators: [has: done]}}\n" for i in range(8))
+    name = suite(project, "agent: stuck:agent\nconcurrency: 1\ncases:\n" + cases)
+    process = subprocess.Popen(
+        [str(BIN / "agent-eval"), "run", name, "--no-history", "--json", "report.json"],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(project / "site"), **ISOLATED, "NO_COLOR": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (project / "stuck").exists():
+        time.sleep(0.02)
+    time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    report = json.loads((project / "report.json").read_text())
+    assert [case["name"] for case in report["cases"]] == ["c0", "c1", "c2", "c3"]
+
+
 def test_second_interrupt_exits_at_once(project: Path) -> None:
     (project / "stubborn.py").write_text(
         "import time\ndef agent(q):\n    time.sleep(60)\n    return 'x'\n", encoding="utf-8"

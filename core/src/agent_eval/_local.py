@@ -176,9 +176,14 @@ class LocalExecutor:
                     await turn.wait()
                 continue
             inputs = [case.input for _, case, _ in claimed]
+            answers: list[_Answer] = []  # filled by the thread as it answers
             self._batches_out += 1
             try:
-                answers = await self._thread(functools.partial(_answer_quickly, self.agent, inputs, self.ctx, self))
+                await self._thread(functools.partial(_answer_quickly, self.agent, inputs, self.ctx, self, answers))
+            except asyncio.CancelledError:
+                # stopped while a later call of the batch goes on: the cases answered before it finished
+                await self._finish(claimed, answers[:], slot)
+                raise
             finally:
                 self._batches_out -= 1
             if len(answers) < len(claimed):
@@ -190,10 +195,14 @@ class LocalExecutor:
             if handed_back or not self._batches_out:
                 async with turn:
                     turn.notify_all()
-            for (index, case, attempt), answer in zip(claimed, answers, strict=False):
-                result = await self._answered(case, slot, attempt, answer)
-                slot[0] = ""
-                self._done(index, case, attempt, result)
+            await self._finish(claimed, answers, slot)
+
+    async def _finish(self, claimed: list[tuple[int, Case, int]], answers: list[_Answer], slot: list[str]) -> None:
+        """Grade and emit the cases of a batch that its thread answered (the first of ``claimed``)."""
+        for (index, case, attempt), answer in zip(claimed, answers, strict=False):
+            result = await self._answered(case, slot, attempt, answer)
+            slot[0] = ""
+            self._done(index, case, attempt, result)
 
     def _done(self, index: int, case: Case, attempt: int, result: EvalResult) -> None:
         """Emit a finished case (a repeated one once its last attempt is in)."""
@@ -394,17 +403,15 @@ _BATCH_SECONDS = 0.002
 _Answer = tuple[bool, Any, list[ToolCall], float]
 
 
-def _answer_quickly(agent: Call, inputs: list[Any], ctx: Any, executor: LocalExecutor) -> list[_Answer]:
-    """The agent's answers to the first of ``inputs``, called one after another in this thread, until
-    :data:`_BATCH_SECONDS` have gone or the run stops (at least one)."""
-    answers: list[_Answer] = []
+def _answer_quickly(agent: Call, inputs: list[Any], ctx: Any, executor: LocalExecutor, answers: list[_Answer]) -> None:
+    """The agent's answers to the first of ``inputs``, called one after another in this thread and added to
+    ``answers`` as they come, until :data:`_BATCH_SECONDS` have gone or the run stops (at least one)."""
     began = time.perf_counter()
     for first in inputs:
         # each call in a context of its own, as a call handed over alone: its tool calls land in its case
         answers.append(contextvars.copy_context().run(_answer, agent, first, ctx))
         if executor.stopping or time.perf_counter() - began > _BATCH_SECONDS:
             break
-    return answers
 
 
 def _answer(agent: Call, first: Any, ctx: Any) -> _Answer:
