@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import signal
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -108,6 +112,67 @@ def test_a_sync_agent_that_turns_slow_leaves_no_worker_with_a_queue_of_its_own()
     elapsed = time.perf_counter() - start
     assert report.passed == 3064
     assert elapsed < 2.5  # 64 slow calls over 8 workers: 0.8 s
+
+
+def test_a_batch_call_that_turns_slow_does_not_hold_back_the_cases_answered_before_it() -> None:
+    # Quick answers, then one that takes 1.5 s: the cases answered before it are graded and reported
+    # meanwhile, not when the slow call ends (at concurrency 1 they share its thread's batch).
+    seen: dict[str, float] = {}
+
+    def agent(question: str) -> str:
+        if question == "40":
+            time.sleep(1.5)
+        return f"hello {question}"
+
+    async def graded(output: str) -> bool:  # on the loop, as contains and the judge are
+        return "hello" in output
+
+    cases = [{"name": f"c{i}", "input": str(i), "evaluator": graded} for i in range(42)]
+    start = time.perf_counter()
+    report = EvalSuite(agent, cases).run(
+        print=False,
+        concurrency=1,
+        on_result=lambda _, result: seen.setdefault(result.name, time.perf_counter() - start),
+    )
+    assert report.passed == 42
+    assert [result.name for result in report.cases] == [f"c{i}" for i in range(42)]
+    assert max(seen[f"c{i}"] for i in range(40)) < 1.0
+    assert seen["c40"] >= 1.5
+
+
+def test_ctrl_c_stops_at_once_a_batch_stuck_in_a_call_whose_evaluator_needs_a_thread(tmp_path: Path) -> None:
+    # One worker, one thread: the thread is stuck in the fifth call of its batch, and the evaluator is a
+    # plain function (it runs in a thread). The first Ctrl-C ends the run, keeping the cases graded.
+    script = tmp_path / "stuck.py"
+    script.write_text(
+        "import pathlib, threading\n"
+        "from agent_eval import EvalSuite\n"
+        "def agent(q):\n"
+        "    if q == '4':\n"
+        "        pathlib.Path('stuck').touch()\n"
+        "        threading.Event().wait()\n"
+        "    return 'done'\n"
+        "def graded(output):\n"
+        "    return output == 'done'\n"
+        "cases = [{'name': f'c{i}', 'input': str(i), 'evaluator': graded} for i in range(8)]\n"
+        "report = EvalSuite(agent, cases).run(print=False, concurrency=1)\n"
+        "print(' '.join(case.name for case in report.cases), flush=True)\n",
+        encoding="utf-8",
+    )
+    process = subprocess.Popen(
+        [sys.executable, str(script)], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (tmp_path / "stuck").exists():
+        time.sleep(0.02)
+    time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    try:
+        out, err = process.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise AssertionError("the first Ctrl-C did not end the run") from None
+    assert out.split() == ["c0", "c1", "c2"] or out.split() == ["c0", "c1", "c2", "c3"], (out, err)
 
 
 def test_concurrency_limit_is_respected() -> None:

@@ -177,12 +177,20 @@ class LocalExecutor:
                 continue
             inputs = [case.input for _, case, _ in claimed]
             answers: list[_Answer] = []  # filled by the thread as it answers
+            graded = [0]  # how many of them are graded and emitted
             self._batches_out += 1
+            call = self._thread(functools.partial(_answer_quickly, self.agent, inputs, self.ctx, self, answers))
             try:
-                await self._thread(functools.partial(_answer_quickly, self.agent, inputs, self.ctx, self, answers))
+                if len(claimed) > 1:
+                    # a later call of the batch that turns slow does not hold back the cases answered before it
+                    while not (await asyncio.wait((call,), timeout=_BATCH_LATE))[0]:
+                        await self._finish(claimed, answers, slot, graded)
+                await call
             except asyncio.CancelledError:
-                # stopped while a later call of the batch goes on: the cases answered before it finished
-                await self._finish(claimed, answers[:], slot)
+                # stopped while a later call of the batch goes on: what was answered more than _BATCH_LATE
+                # before is already graded; the rest goes as a case being graded does (grading it now could
+                # wait for a thread that the stuck call holds)
+                call.cancel()
                 raise
             finally:
                 self._batches_out -= 1
@@ -195,13 +203,19 @@ class LocalExecutor:
             if handed_back or not self._batches_out:
                 async with turn:
                     turn.notify_all()
-            await self._finish(claimed, answers, slot)
+            await self._finish(claimed, answers, slot, graded)
 
-    async def _finish(self, claimed: list[tuple[int, Case, int]], answers: list[_Answer], slot: list[str]) -> None:
-        """Grade and emit the cases of a batch that its thread answered (the first of ``claimed``)."""
-        for (index, case, attempt), answer in zip(claimed, answers, strict=False):
-            result = await self._answered(case, slot, attempt, answer)
+    async def _finish(
+        self, claimed: list[tuple[int, Case, int]], answers: list[_Answer], slot: list[str], graded: list[int]
+    ) -> None:
+        """Grade and emit the cases of a batch its thread has answered so far (the first of ``claimed`` have
+        the first of ``answers``), from the ``graded[0]``-th on, counting each in ``graded`` as it is emitted."""
+        end = len(answers)  # the thread may be adding more meanwhile
+        while graded[0] < end:
+            index, case, attempt = claimed[graded[0]]
+            result = await self._answered(case, slot, attempt, answers[graded[0]])
             slot[0] = ""
+            graded[0] += 1
             self._done(index, case, attempt, result)
 
     def _done(self, index: int, case: Case, attempt: int, result: EvalResult) -> None:
@@ -398,6 +412,8 @@ _PLAIN = frozenset({str, bool, Verdict, dict, list, int, float})
 #: The most cases a worker thread is handed at once, and how long it goes on answering them.
 _BATCH = 64
 _BATCH_SECONDS = 0.002
+#: How long a batch's answers wait for the rest of it before they are graded anyway.
+_BATCH_LATE = 0.05
 
 #: One agent call made in a thread: (answered, the answer or what was raised, the calls it recorded, seconds).
 _Answer = tuple[bool, Any, list[ToolCall], float]
