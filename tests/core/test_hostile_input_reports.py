@@ -32,6 +32,9 @@ def report_dict() -> dict[str, Any]:
         (lambda d: d["cases"][0].update(name=7), "cases[0].name must be a string, got a number (7)"),
         (lambda d: d["cases"][0].pop("status"), "cases[0].status is missing"),
         (lambda d: d["cases"][0].update(evaluations={}), "cases[0].evaluations must be a list, got a mapping"),
+        (lambda d: d["cases"][0].update(evaluations=None), "cases[0].evaluations must be a list, got nothing (null)"),
+        (lambda d: d["cases"][0].update(attempts=None), "cases[0].attempts must be a list, got nothing (null)"),
+        (lambda d: d["cases"][0].update(tool_calls=None), "cases[0].tool_calls must be a list, got nothing (null)"),
         (
             lambda d: d["cases"][0]["evaluations"].append(3),
             "cases[0].evaluations[1] must be an object, got a number (3)",

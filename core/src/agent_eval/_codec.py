@@ -70,7 +70,10 @@ class Codec:
             default = field.default
             if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
                 default = default.factory()
-            check = None if kind in ("any", "records", "record") else _check_of(hints.get(field.name, Any))
+            if kind == "records":  # a list of records: null is no list (the reader checks each item)
+                check: _Check | None = _A_LIST
+            else:
+                check = None if kind in ("any", "record") else _check_of(hints.get(field.name, Any))
             self._in.append((field.name, _reader(kind, field.metadata), check, default))
 
         self._write = self._compile()
@@ -223,6 +226,10 @@ def _reader(kind: str | None, metadata: Mapping[str, Any]) -> Callable[[Any, str
 
 def _mapping(value: Any, at: str) -> Mapping[str, Any]:
     return dict(value)  # its type was checked against the field's annotation
+
+
+#: The check of a field that holds a list of records.
+_A_LIST: _Check = ("a list", lambda value: isinstance(value, list | tuple))
 
 
 def _list(value: Any, at: str) -> Sequence[Any]:
