@@ -93,3 +93,45 @@ def test_a_full_disk_is_reported_as_itself_not_as_a_failed_rollback(
     assert str(caught.value) == f"run history {tmp_path / 'runs.db'}: database or disk is full"
     monkeypatch.setattr(history_module, "_prepare", prepare)
     assert [run.id for run in history.runs()] == ["r1"]  # nothing half-written
+
+
+def test_compare_reads_a_report_as_bytes_and_decodes_it_only_when_the_fast_reader_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_eval import FileReadError
+    from agent_eval._report import json as report_json
+
+    decoded: list[str] = []
+    decode = report_json.decode_text
+    monkeypatch.setattr(report_json, "decode_text", lambda data, path: decoded.append(str(path)) or decode(data, path))
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(report_dict()), encoding="utf-8")
+    assert [case.name for case in report_json.read_outcomes(good).cases] == ["a"]
+    assert decoded == []  # a large report is never held as bytes and text at once
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(json.dumps(report_dict()).replace('"out"', '"o\xffut"').encode("latin-1"))
+    with pytest.raises(FileReadError) as caught:
+        report_json.read_outcomes(broken)
+    assert decoded == [str(broken)]
+    assert "is not UTF-8 text: byte 0xff cannot be decoded" in str(caught.value)
+    assert ":1:" in str(caught.value)
+
+
+def test_is_utf8_agrees_with_decoding_on_random_bytes_across_piece_edges(monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    from agent_eval import _files
+
+    monkeypatch.setattr(_files, "_CHUNK", 7)  # characters of up to four bytes cut at every place
+    rng = random.Random(5)
+    alphabet = ["a", "é", "日", "😀", "\x00"]
+    for _ in range(3000):
+        data = bytearray("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))).encode())
+        if data and rng.random() < 0.5:
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        try:
+            bytes(data).decode("utf-8")
+            expected = True
+        except UnicodeDecodeError:
+            expected = False
+        assert _files.is_utf8(bytes(data)) is expected, bytes(data)

@@ -7,6 +7,7 @@ without end, and every failure is one :class:`~agent_eval.FileReadError` naming 
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import stat
@@ -39,6 +40,32 @@ def read_text_file(path: str | os.PathLike[str], *, limit: int = MAX_BYTES, advi
     regular file (a folder, a named pipe, a device), holds more than ``limit`` bytes (the error ends with
     ``advice``) or is not UTF-8 text (with the line and column of the first bad byte).
     """
+    return decode_text(read_file_bytes(path, limit=limit, advice=advice), path)
+
+
+def decode_text(data: bytes, path: str | os.PathLike[str]) -> str:
+    """What :func:`read_text_file` makes of the bytes :func:`read_file_bytes` read from ``path``."""
+    return _decode(data, display(os.fspath(path)))
+
+
+def is_utf8(data: bytes) -> bool:
+    """True when ``data`` is UTF-8 text, found without holding its text: a piece at a time."""
+    if data.isascii():
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for start in range(0, len(view), _CHUNK):
+            decoder.decode(view[start : start + _CHUNK])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def read_file_bytes(path: str | os.PathLike[str], *, limit: int = MAX_BYTES, advice: str = "split it up") -> bytes:
+    """The bytes of the regular file ``path``, refused as :func:`read_text_file` refuses it (but for its
+    text): for a reader that hands them to a parser of its own and decodes them only when that refuses."""
     name = os.fspath(path)
     shown = display(name)
     if not name:
@@ -63,7 +90,7 @@ def read_text_file(path: str | os.PathLike[str], *, limit: int = MAX_BYTES, advi
         os.close(handle)
     if len(data) > limit:
         raise FileReadError(shown, f"is too large: more than {limit:,} bytes; {advice}")
-    return _decode(data, shown)
+    return data
 
 
 def display(name: str) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 
 from agent_eval._agent_run import ToolCall
 from agent_eval._codec import InvalidRecord, codec_of, jsonable, paused_gc
-from agent_eval._files import MAX_REPORT_BYTES, read_text_file
+from agent_eval._files import MAX_REPORT_BYTES, decode_text, is_utf8, read_file_bytes, read_text_file
 from agent_eval._json import document, encode
 from agent_eval._model import Attempt, EvalReport, EvalResult, Status, case_json, parse_json
 from agent_eval._report.files import LineWriter, write_atomic
@@ -54,14 +54,19 @@ def read_outcomes(path: str | Path) -> EvalReport:
     and empty values there.
     Errors as for :func:`read`.
     """
-    text = read_text_file(path, limit=MAX_REPORT_BYTES, advice=_TOO_LARGE)
+    # the bytes, not their text: msgspec reads UTF-8 itself, and a large report is not held twice
+    data = read_file_bytes(path, limit=MAX_REPORT_BYTES, advice=_TOO_LARGE)
     with paused_gc():
         # the parsed data is let go of before the collector is back, so that it has none of it to walk
-        typed = _typed_outcomes(text)
-        return typed if typed is not None else _outcomes(parse_json(text))
+        typed = _typed_outcomes(data) if is_utf8(data) else None  # msgspec checks only what it reads
+        if typed is not None:
+            return typed
+        text = decode_text(data, path)  # which says where a byte is not UTF-8
+        del data
+        return _outcomes(parse_json(text))
 
 
-def _typed_outcomes(text: str) -> EvalReport | None:
+def _typed_outcomes(text: bytes | str) -> EvalReport | None:
     """The outcomes through msgspec, which builds only the fields kept and skips the rest unbuilt: 0.45 s
     for a report of 100,000 cases where parsing it all and picking took 1.1 s. None when msgspec refuses
     the text (a wrong type, a missing field, not JSON): then the reader that says where and why goes over
