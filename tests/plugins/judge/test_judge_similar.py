@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import logging
 import math
@@ -542,3 +544,29 @@ def test_agent_eval_run_grades_a_suite_file_with_similar_and_a_second_run_asks_n
         assert evaluation["name"] == "similar"
         assert evaluation["metadata"]["cached"] is (run_number == 2)
     assert sum(len(batch) for batch in texts_sent(embedder)) == 3, "the second run is answered from the cache"
+
+
+def test_a_bug_in_asking_for_vectors_is_each_waiting_cases_error_and_nothing_else(
+    embedder: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_eval_judge.transport import Requester
+
+    async def broken(self: Any, endpoint: Any, texts: Any) -> Any:
+        raise RuntimeError("a bug in the client")
+
+    monkeypatch.setattr(Requester, "embed", broken)
+    unhandled: list[Any] = []
+
+    async def main() -> EvalReport:
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: unhandled.append(context))
+        by_input = {"q0": PARAPHRASE, "q1": UNRELATED}
+        cases = [{"name": q, "input": q, "expected": REFERENCE, "evaluator": similar()} for q in by_input]
+        report = await EvalSuite(lambda question: by_input[question], cases).arun(print=False, concurrency=2)
+        gc.collect()  # a task whose exception nobody retrieved says so when it goes
+        await asyncio.sleep(0)
+        return report
+
+    report = asyncio.run(main())
+    assert report.errored == 2
+    assert all("a bug in the client" in (case.error or case.reason or "") for case in report.cases)
+    assert unhandled == []

@@ -155,9 +155,9 @@ class Embeddings:
             if isinstance(error, asyncio.CancelledError):
                 raise
             return
-        except Exception as error:  # a bug: every waiter sees it rather than hangs
+        except Exception as error:  # a bug: every waiter sees it (as its case's error) rather than hangs
             self._fail(texts, futures, error)
-            raise
+            return  # and the task ends there: raised again, it would be an unretrieved task exception too
         batch.charge({**embedded.usage, "requests": embedded.requests})
         for text, future, vector in zip(texts, futures, embedded.vectors, strict=True):
             rounded = as_float32(vector)
