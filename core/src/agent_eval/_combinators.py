@@ -114,6 +114,13 @@ class Combinator:
             return Evaluation(call.name, "error", error=describe_error(error), metadata=metadata), error
         return to_evaluation(call.name, value, 0.0), None
 
+    def ran(self, graded: Sequence[Evaluation]) -> list[Evaluation]:
+        """The members that ran (were not skipped); Skip when none did."""
+        ran = [evaluation for evaluation in graded if evaluation.status != "skipped"]
+        if not ran:
+            raise Skip(f"{self.name}: every member was skipped — {_reasons(graded)}")
+        return ran
+
     def verdict(self, passed: bool, score: float, reason: str, graded: Sequence[Evaluation]) -> Verdict:
         """The combinator's Verdict, its members' outcomes (and the tokens they spent) in its metadata."""
         members = [_outcome(evaluation) for evaluation in graded]
@@ -131,9 +138,7 @@ class AllOf(Combinator):
 
     async def __call__(self, output: Any, ctx: Any = None) -> Verdict:
         graded = await self.grade_members(output, ctx)
-        ran = [evaluation for evaluation in graded if evaluation.status != "skipped"]
-        if not ran:
-            raise Skip(f"all: every member was skipped — {_reasons(graded)}")
+        ran = self.ran(graded)
         failed = [evaluation for evaluation in ran if evaluation.status == "failed"]
         skipped = len(graded) - len(ran)
         if failed:
@@ -151,9 +156,7 @@ class AnyOf(Combinator):
 
     async def __call__(self, output: Any, ctx: Any = None) -> Verdict:
         graded = await self.grade_members(output, ctx)
-        ran = [evaluation for evaluation in graded if evaluation.status != "skipped"]
-        if not ran:
-            raise Skip(f"any: every member was skipped — {_reasons(graded)}")
+        ran = self.ran(graded)
         score = max(_score(evaluation) for evaluation in ran)
         passing = [evaluation for evaluation in ran if evaluation.status == "passed"]
         if not passing:
