@@ -109,15 +109,7 @@ def _typed_outcomes(text: bytes | str) -> EvalReport | None:
         )
         for case in data.cases
     ]
-    return EvalReport(
-        cases,
-        name=run.name,
-        total_ms=run.total_ms,
-        started_at=run.started_at,
-        interrupted=run.interrupted,
-        planned=run_fields.get("planned"),
-        metadata=run.metadata,
-    )
+    return _with_cases(run, cases, run_fields.get("planned"))
 
 
 #: The run's own fields, read whole and checked by ``EvalReport.from_dict``.
@@ -158,15 +150,7 @@ def _outcomes(data: Any) -> EvalReport:
         cases = [_outcome(case, f"cases[{index}]") for index, case in enumerate(data["cases"])]
     except InvalidRecord as error:
         raise InvalidRecord(f"not an agent-eval report: {error}") from None
-    return EvalReport(
-        cases,
-        name=run.name,
-        total_ms=run.total_ms,
-        started_at=run.started_at,
-        interrupted=run.interrupted,
-        planned=data.get("planned"),  # checked above; None: as many as there are cases
-        metadata=run.metadata,
-    )
+    return _with_cases(run, cases, data.get("planned"))  # checked above
 
 
 def _outcome(data: Any, at: str) -> EvalResult:
@@ -290,3 +274,16 @@ class CaseStream:
         except OSError as error:
             self.failed = True
             self._on_error(error)
+
+
+def _with_cases(run: EvalReport, cases: list[EvalResult], planned: int | None) -> EvalReport:
+    """The run ``run`` (read without its cases) holding ``cases``; ``planned`` None: as many as there are cases."""
+    return EvalReport(
+        cases,
+        name=run.name,
+        total_ms=run.total_ms,
+        started_at=run.started_at,
+        interrupted=run.interrupted,
+        planned=planned,
+        metadata=run.metadata,
+    )
