@@ -615,7 +615,7 @@ def _paired(pairs: Sequence[tuple[EvalResult, EvalResult]]) -> PairedFigures:
     base_values: list[float] = []
     head_values: list[float] = []
     for old, new in pairs:
-        before, after = _pass_fraction(old), _pass_fraction(new)
+        before, after = old.pass_fraction, new.pass_fraction
         if before is not None and after is not None:
             base_values.append(before)
             head_values.append(after)
@@ -644,14 +644,6 @@ def _paired(pairs: Sequence[tuple[EvalResult, EvalResult]]) -> PairedFigures:
     head_only = sum(1 for b, h in zip(base_values, head_values, strict=True) if h > b)
     p_value = stats.mcnemar_p_value(base_only, head_only)
     return attrs.evolve(figures, test="mcnemar", p_value=p_value, base_only=base_only, head_only=head_only)
-
-
-def _pass_fraction(result: EvalResult) -> float | None:
-    """``result.pass_fraction``, without the property's cost for a case that ran once (most of them)."""
-    if result.attempts:
-        return result.pass_fraction
-    status = result.status
-    return 1.0 if status == "passed" else None if status == "skipped" else 0.0
 
 
 def _kind(old: EvalResult, new: EvalResult) -> str | None:
