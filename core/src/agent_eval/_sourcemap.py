@@ -309,9 +309,14 @@ def json_line_chunks(text: str, lines: list[str] | None = None) -> Iterator[list
     """
     screen = LinesScreen(text)
     lines = text.split("\n") if lines is None else lines
+    # the empty lines at the end (after the last line break) hold nothing: left out, the last chunk can be
+    # read in one go rather than found blank by orjson and read again line by line
+    count = len(lines)
+    while count and not lines[count - 1]:
+        count -= 1
     start = 0
-    for base in range(0, len(lines), _CHUNK):
-        part = lines[base : base + _CHUNK]
+    for base in range(0, count, _CHUNK):
+        part = lines[base : min(base + _CHUNK, count)]
         end = start + sum(map(len, part)) + len(part)  # the span of ``text`` the part's lines (and breaks) take
         values = None if screen.anywhere else _plain_values(part)
         if values is not None:
