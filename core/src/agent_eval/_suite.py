@@ -302,8 +302,6 @@ class _CaseReader:
                 continue
             seen[name] = number
             given, expected = data["input"], data.get("expected")
-            digest = _DIGEST.copy()
-            digest.update(f"({name!r}, {given!r}, {expected!r}, None{known.tail}".encode("utf-8", "surrogatepass"))
             cases.append(
                 plain_case(
                     name,
@@ -312,7 +310,7 @@ class _CaseReader:
                     evaluators=known.evaluators,
                     metadata=metadata or {},
                     location=f"{location}{number}",
-                    fingerprint=digest.hexdigest(),
+                    fingerprint=_digest(name, given, expected, None, known.tail),
                     weights=known.weights,
                     threshold=known.threshold,
                 )
@@ -458,10 +456,15 @@ def fingerprint(name: str, data: dict[str, Any], shared_entries: Any, threshold:
 
 def _fingerprint(name: str, data: dict[str, Any], entries_text: str, shared_text: str, threshold: Any) -> str:
     """:func:`fingerprint` from the reprs a reader has made already (``repr`` of a tuple joins its items')."""
-    described = f"({name!r}, {data.get('input')!r}, {data.get('expected')!r}, {data.get('evaluator')!r}"
-    described += _fingerprint_tail(entries_text, shared_text, threshold)
+    tail = _fingerprint_tail(entries_text, shared_text, threshold)
+    return _digest(name, data.get("input"), data.get("expected"), data.get("evaluator"), tail)
+
+
+def _digest(name: str, given: Any, expected: Any, evaluator: Any, tail: str) -> str:
+    """The fingerprint of a case from its name, input, expected answer and evaluator, and the rest of what
+    it holds as :func:`_fingerprint_tail` writes it."""
     digest = _DIGEST.copy()
-    digest.update(described.encode("utf-8", "surrogatepass"))
+    digest.update(f"({name!r}, {given!r}, {expected!r}, {evaluator!r}{tail}".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 
