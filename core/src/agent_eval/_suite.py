@@ -180,14 +180,14 @@ class _Loader:
             return [only.child(index) for index in range(len(only.value))]
         return [Place(line) for line in sources]
 
-    def _reader(self) -> _CaseReader:
-        return _CaseReader(self._problems, self.entries, self.checker)
+    def _reader(self, shared: _Shared | None = None) -> _CaseReader:
+        return _CaseReader(self._problems, self.entries, self.checker, _Shared() if shared is None else shared)
 
     def _cases(self, places: list[Place] | Lines, shared: _Shared) -> list[Case]:
-        reader = self._reader()
+        reader = self._reader(shared)
         if isinstance(places, Lines):
-            return reader.read_lines(places, shared)
-        cases = [reader.read(place, index, shared) for index, place in enumerate(places)]
+            return reader.read_lines(places)
+        cases = [reader.read(place, index) for index, place in enumerate(places)]
         return [case for case in cases if case is not None]
 
 
@@ -210,7 +210,7 @@ _CASE_KEYS = frozenset(CASE_KEYS)
 
 
 class _PlainList(NamedTuple):
-    """What an evaluator list gives the cases :meth:`_CaseReader._plain` reads, and their fingerprints' end."""
+    """What an evaluator list gives the cases :meth:`_CaseReader._chunk` reads, and their fingerprints' end."""
 
     evaluators: tuple[Any, ...]
     weights: tuple[float, ...]
@@ -218,9 +218,9 @@ class _PlainList(NamedTuple):
     tail: str
 
 
-#: The keys of a case that :meth:`_CaseReader._plain` reads.
+#: The keys of a case that :meth:`_CaseReader._chunk` reads.
 _PLAIN_KEYS = _CASE_KEYS - {"evaluator"}
-#: Whether plain lines of a JSON Lines file are read by :meth:`_CaseReader._plain` (tests turn it off to
+#: Whether plain lines of a JSON Lines file are read by :meth:`_CaseReader._chunk` (tests turn it off to
 #: compare with :meth:`_CaseReader.read`).
 QUICK_LINES = True
 
@@ -232,20 +232,20 @@ class _CaseReader:
     case's texts for messages are made only when there is a problem to tell.
     """
 
-    def __init__(self, problems: _Problems, entries: EntryReader, checker: Checker) -> None:
+    def __init__(self, problems: _Problems, entries: EntryReader, checker: Checker, shared: _Shared) -> None:
         self.problems = problems
         self.entries = entries
         self.checker = checker
-        #: The evaluators and weights each evaluator list gave (read without a problem), by its repr, for
-        #: the cases of one suite (``_shared``).
+        #: What the suite gives each of the cases read.
+        self.shared = shared
+        #: The evaluators and weights each evaluator list gave (read without a problem), by its repr.
         self._graded_lists: dict[str, tuple[tuple[Any, ...], tuple[float, ...]]] = {}
-        #: Those of them whose evaluators have no ``check_case`` to call, by their JSON text (:meth:`_plain`).
+        #: Those of them whose evaluators have no ``check_case`` to call, by their JSON text (:meth:`_chunk`).
         self._plain_lists: dict[bytes, _PlainList] = {}
-        self._shared: _Shared | None = None
         #: Lines of the JSON Lines file being read that gave no case (for each case's index).
         self._dropped = 0
 
-    def read_lines(self, lines: Lines, shared: _Shared) -> list[Case]:
+    def read_lines(self, lines: Lines) -> list[Case]:
         """The cases of a JSON Lines file; when a line is not JSON, only such lines are problems.
 
         Neither the lines nor their values are kept; most lines of a large file are plain
@@ -253,20 +253,16 @@ class _CaseReader:
         """
         count = len(self.problems.lines)
         self.checker.line_where = lines.name_where
-        if shared is not self._shared:
-            self._shared, self._graded_lists, self._plain_lists = shared, {}, {}
         cases: list[Case] = []
         for chunk, precise in lines.chunks():
-            self._chunk(chunk, precise, lines, shared, cases)
+            self._chunk(chunk, precise, lines, cases)
         if lines.problems:  # reading stopped at the first line that is not JSON: only those lines are told
             del self.problems.lines[count:]
             self.problems.lines.extend(lines.problems)
             return []
         return cases
 
-    def _chunk(
-        self, chunk: list[tuple[int, str, Any]], precise: set[int], lines: Lines, shared: _Shared, cases: list[Case]
-    ) -> None:
+    def _chunk(self, chunk: list[tuple[int, str, Any]], precise: set[int], lines: Lines, cases: list[Case]) -> None:
         """Read a chunk of lines into ``cases``: plain ones here, the others by :meth:`read`.
 
         A line is plain when :meth:`read` would have nothing to say of it: orjson read it (not one of
@@ -278,7 +274,7 @@ class _CaseReader:
         the one :meth:`read` makes, made without the places it keeps for its messages.
         """
         seen = self.checker.first_seen
-        known_lists = self._plain_lists if QUICK_LINES else {}  # read_lines made them ``shared``'s
+        known_lists = self._plain_lists if QUICK_LINES else {}  # the lists of this reader's suite
         location, keys, dumps, text = f"{lines.path}:", _PLAIN_KEYS, orjson.dumps, str
         for number, line, data in chunk:
             known = None
@@ -294,7 +290,7 @@ class _CaseReader:
                 ):
                     known = known_lists.get(dumps(data.get("evaluators")))
             if known is None or type(name) is not str:
-                case = self.read(Place(lines.source(number, line, data)), len(cases) + self._dropped, shared)
+                case = self.read(Place(lines.source(number, line, data)), len(cases) + self._dropped)
                 if case is None:
                     self._dropped += 1
                 else:
@@ -316,7 +312,7 @@ class _CaseReader:
                 )
             )
 
-    def read(self, place: Place, index: int, shared: _Shared) -> Case | None:
+    def read(self, place: Place, index: int) -> Case | None:
         data = place.value
         if not isinstance(data, dict):
             message = f"a case is a mapping with 'name', 'input', 'evaluators'; got {kind_of(data)}"
@@ -336,10 +332,10 @@ class _CaseReader:
         if metadata is not None and (problem := metadata_problem(metadata)):
             self.problems.add(place.child("metadata"), f"{_label(data, index)}: {problem}")
         entries_text = repr(data.get("evaluators"))
-        evaluators, weights = self._graded(place, data, index, shared, entries_text)
+        evaluators, weights = self._graded(place, data, index, entries_text)
         threshold = data.get("threshold")
         if threshold is None:
-            threshold = shared.threshold
+            threshold = self.shared.threshold
         elif problem := threshold_problem(threshold):
             self.problems.add(place.child("threshold"), f"{_label(data, index)}: {problem}")
         if name is not None:
@@ -356,7 +352,7 @@ class _CaseReader:
             evaluators=evaluators,
             metadata=metadata or {},
             location=place.location(),
-            fingerprint=_fingerprint(name, data, entries_text, shared.entries_text, threshold),
+            fingerprint=_fingerprint(name, data, entries_text, self.shared.entries_text, threshold),
             weights=weights,
             threshold=None if threshold is None else float(threshold),
         )
@@ -368,13 +364,13 @@ class _CaseReader:
         return case
 
     def _graded(
-        self, place: Place, data: dict[str, Any], index: int, shared: _Shared, entries_text: str
+        self, place: Place, data: dict[str, Any], index: int, entries_text: str
     ) -> tuple[tuple[Any, ...], tuple[float, ...]]:
         """The case's evaluators and their weights (none when all weigh 1): the suite's, its ``evaluator``,
         its ``evaluators``. A case without ``evaluator`` whose list was read before without a problem
         gets what that list gave."""
         alone = "evaluator" not in data
-        if alone and shared is self._shared:
+        if alone:
             known = self._graded_lists.get(entries_text)
             if known is not None:
                 return known
@@ -383,27 +379,26 @@ class _CaseReader:
         own = self.evaluator_list(place.child("evaluators"), data.get("evaluators"), label)
         if not alone:
             own = self.evaluator_list(place.child("evaluator"), [data["evaluator"]], label, single=True) + own
-        graded = (*shared.evaluators, *own)
+        graded = (*self.shared.evaluators, *own)
         evaluators = tuple(evaluator for evaluator, _ in graded)
         weights = tuple(weight for _, weight in graded) if any(weight != 1 for _, weight in graded) else ()
         if alone and len(self.problems.lines) == count:
-            if shared is not self._shared:
-                self._shared, self._graded_lists, self._plain_lists = shared, {}, {}
             self._graded_lists[entries_text] = (evaluators, weights)
             if all(callable(evaluator) and not hasattr(evaluator, "check_case") for evaluator in evaluators):
-                self._plain_known(data.get("evaluators"), entries_text, evaluators, weights, shared)
+                self._plain_known(data.get("evaluators"), entries_text, evaluators, weights)
         return evaluators, weights
 
     def _plain_known(
-        self, entries: Any, entries_text: str, evaluators: tuple[Any, ...], weights: tuple[float, ...], shared: _Shared
+        self, entries: Any, entries_text: str, evaluators: tuple[Any, ...], weights: tuple[float, ...]
     ) -> None:
-        """Let :meth:`_plain` give ``evaluators`` to the cases whose entries are these (when their JSON text
+        """Let :meth:`_chunk` give ``evaluators`` to the cases whose entries are these (when their JSON text
         tells them apart: it does not for NaN, or integers beyond 64 bits)."""
         try:
             key = orjson.dumps(entries)
         except orjson.JSONEncodeError:
             return
         if repr(orjson.loads(key)) == entries_text:
+            shared = self.shared
             tail = _fingerprint_tail(entries_text, shared.entries_text, shared.threshold)
             threshold = None if shared.threshold is None else float(shared.threshold)
             self._plain_lists[key] = _PlainList(evaluators, weights, threshold, tail)
