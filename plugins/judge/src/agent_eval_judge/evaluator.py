@@ -96,9 +96,9 @@ class LLMJudge(SessionHolder):
         self.options = options
 
     def __repr__(self) -> str:
-        criteria = " ".join(self.options.criteria.split())
-        if len(criteria) > 60:
-            criteria = criteria[:59] + "…"
+        from agent_eval import shorten
+
+        criteria = shorten(self.options.criteria, 60)
         extra = f", samples={self.options.samples}" if self.options.samples != 1 else ""
         if self.options.include_trajectory:
             extra += ", include_trajectory=True"

@@ -44,8 +44,9 @@ class Similar(SessionHolder):
         reference = self.options.reference
         shown = ""
         if reference is not None:
-            line = " ".join(reference.split())
-            shown = repr(line if len(line) <= 60 else line[:59] + "…") + ", "
+            from agent_eval import shorten
+
+            shown = repr(shorten(reference, 60)) + ", "
         return f"similar({shown}threshold={self.options.threshold:g})"
 
     def check_case(self, case: Case) -> None:
