@@ -20,6 +20,7 @@ from agent_eval import AgentContext, as_text, callable_name, invoke
 from agent_eval_judge.answer import JudgeAnswer, Unreadable, parse_answer, shown
 from agent_eval_judge.errors import JudgeAnswerError, JudgeError
 from agent_eval_judge.prompt import repair_messages, repair_prompt
+from agent_eval_judge.usage import summed
 
 if TYPE_CHECKING:
     from agent_eval_judge.config import Endpoint, Settings
@@ -64,12 +65,12 @@ class Answered:
     @property
     def usage(self) -> dict[str, int]:
         """Token counts of every completion, summed (keys some completion reported)."""
-        return summed_usage(self.completions)
+        return summed(completion.usage for completion in self.completions)
 
     @property
     def requests(self) -> int:
         """HTTP requests made, retries and second chances included."""
-        return sum(completion.requests for completion in self.completions)
+        return _requests(self.completions)
 
     @property
     def usage_complete(self) -> bool:
@@ -80,15 +81,6 @@ class Answered:
     def output_mode(self) -> str | None:
         """The output mode of the completion that gave the verdict."""
         return self.completions[-1].output_mode if self.completions else None
-
-
-def summed_usage(completions: Sequence[Completion]) -> dict[str, int]:
-    """The completions' token counts, key by key."""
-    usage: dict[str, int] = {}
-    for completion in completions:
-        for key, value in completion.usage.items():
-            usage[key] = usage.get(key, 0) + value
-    return usage
 
 
 def larger_budget(max_tokens: int) -> int | None:
@@ -110,7 +102,8 @@ async def ask_endpoint(
         error = failed
     if spent:
         # the endpoint was paid for answers the judge could not use: the report still counts them
-        error.metadata.update(model=endpoint.model, usage={**summed_usage(spent), "requests": _requests(spent)})
+        usage = summed(completion.usage for completion in spent)
+        error.metadata.update(model=endpoint.model, usage={**usage, "requests": _requests(spent)})
     raise error
 
 

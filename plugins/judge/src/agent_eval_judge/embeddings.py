@@ -23,6 +23,7 @@ import attrs
 
 from agent_eval_judge.cache import KeyMaker
 from agent_eval_judge.errors import JudgeError, JudgeRequestError
+from agent_eval_judge.usage import summed
 from agent_eval_judge.vectors import VectorCache, as_float32
 
 if TYPE_CHECKING:
@@ -42,8 +43,7 @@ class _Batch:
     claimed: bool = False
 
     def charge(self, usage: dict[str, int]) -> None:
-        for key, value in usage.items():
-            self.usage[key] = self.usage.get(key, 0) + value
+        summed([usage], into=self.usage)
 
     def claim(self) -> dict[str, int]:
         """What the batch cost, the first time it is claimed; nothing after."""
@@ -100,11 +100,7 @@ class Embeddings:
             if batch not in batches:
                 batches.append(batch)
         vectors = [await _shared(wait) for wait in waits]
-        usage: dict[str, int] = {}
-        for batch in batches:
-            for key, value in batch.claim().items():
-                usage[key] = usage.get(key, 0) + value
-        return Fetched(vectors, usage, hits)
+        return Fetched(vectors, summed(batch.claim() for batch in batches), hits)
 
     def _stored(self, text: str) -> asyncio.Future[array[float]] | None:
         vector = self._store.get(self._keys.key(text)) if self._store is not None else None

@@ -16,6 +16,7 @@ from agent_eval_judge.config import Endpoint, Settings
 from agent_eval_judge.errors import JudgeAnswerError
 from agent_eval_judge.prompt import NONCE_PLACEHOLDER, PROMPT_VERSION, SYSTEM_PROMPT, Question, clip, new_nonce
 from agent_eval_judge.trajectory import render_trajectory
+from agent_eval_judge.usage import summed
 
 if TYPE_CHECKING:
     from agent_eval_judge.options import JudgeOptions
@@ -197,10 +198,7 @@ def _metadata(options: JudgeOptions, samples: list[Sample], endpoint: Endpoint |
 
 def sum_usage(samples: list[Sample]) -> dict[str, int]:
     """Token counts the endpoint reported, summed; ``requests`` made; ``cache_hits`` when any."""
-    usage: dict[str, int] = {}
-    for sample in samples:
-        for key, value in sample.usage.items():
-            usage[key] = usage.get(key, 0) + value
+    usage = summed(sample.usage for sample in samples)
     usage["requests"] = sum(sample.requests for sample in samples)
     hits = sum(sample.cached for sample in samples)
     if hits:
