@@ -47,7 +47,7 @@ class RunAgent:
         else:
             cases = cases_or_path
         eval_suite = EvalSuite(_agent(agent, suite), cases, name=suite.name if suite else None)
-        chosen = {**run_options(self.config, suite, EvalSuite.run), "print": False, **options}
+        chosen = {**run_options(self.config, suite), "print": False, **options}
         report = _run(eval_suite, chosen)
         if report.interrupted:  # Ctrl-C stopped the run: it stops the tests too
             raise KeyboardInterrupt

@@ -44,7 +44,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="N",
         type=whole_number,
         default=None,
-        help="Run every case N times (needs an agent-eval-core that runs repeats).",
+        help="Run every case N times (default: the suite's `repeat:`, else once).",
     )
     parser.addini(
         "agent_eval_suites",

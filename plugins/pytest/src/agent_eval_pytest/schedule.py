@@ -114,7 +114,7 @@ class Scheduler:
             self._scheduled.add(node.nodeid)
             self._futures[node.nodeid] = future
         holder = item.parent
-        options = run_options(self.config, holder.suite, EvalSuite.arun)
+        options = run_options(self.config, holder.suite)
         run = _run(holder.agent, holder.suite.name, [node.case for node in batch], options, futures)
         done = asyncio.run_coroutine_threadsafe(run, self._running_loop())
         done.add_done_callback(lambda finished: _settle_rest(finished, futures))

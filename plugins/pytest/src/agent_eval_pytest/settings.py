@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -10,11 +9,11 @@ import pytest
 from agent_eval import SuiteFile
 
 
-def run_options(config: pytest.Config, suite: SuiteFile | None, method: Callable[..., Any]) -> dict[str, Any]:
-    """Keyword arguments for ``method`` (``EvalSuite.run`` or ``arun``): the command line wins over the suite."""
+def run_options(config: pytest.Config, suite: SuiteFile | None) -> dict[str, Any]:
+    """Keyword arguments for ``EvalSuite.run`` or ``arun``: the command line wins over the suite."""
     concurrency = config.getoption("agent_eval_concurrency") or (suite.concurrency if suite else None) or 1
     options: dict[str, Any] = {"concurrency": concurrency, "timeout": suite.timeout if suite else None}
-    repeat = config.getoption("agent_eval_repeat") or getattr(suite, "repeat", None)
+    repeat = config.getoption("agent_eval_repeat") or (suite.repeat if suite else None)
     if repeat is not None:
         options["repeat"] = repeat
     return options

@@ -32,8 +32,6 @@ class Connection:
     cpus: int
     #: Whether the run called ``ray.init`` (and so shuts Ray down after).
     owned: bool
-    #: Where the run went: the address given, or "a local Ray".
-    where: str
 
     def close(self) -> None:
         """Disconnect (a local Ray stops with it) when the run connected."""
@@ -58,7 +56,7 @@ def connect(options: RayOptions, concurrency: int) -> Connection:
                 "working_dir cannot apply: Ray is already initialised in this process; "
                 "pass runtime_env={'working_dir': ...} to your ray.init instead"
             )
-        return Connection(cpus=_cpus(), owned=False, where="the Ray this process joined")
+        return Connection(cpus=_cpus(), owned=False)
     address = address_of(options)
     settings: dict[str, Any] = {}
     if options.working_dir is not None:
@@ -83,7 +81,7 @@ def connect(options: RayOptions, concurrency: int) -> Connection:
     except Exception as error:  # Ray raises ConnectionError, RuntimeError, ValueError... for the same mistake
         where = f"the Ray cluster at {address!r}" if address else "a local Ray"
         raise AgentEvalError(f"cannot start the run on {where}: {describe_error(error)}") from None
-    return Connection(cpus=_cpus(), owned=True, where=repr(address) if address else "a local Ray")
+    return Connection(cpus=_cpus(), owned=True)
 
 
 class Link:
