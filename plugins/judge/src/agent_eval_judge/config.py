@@ -76,16 +76,16 @@ class Endpoint:
     @functools.cached_property
     def chat_url(self) -> str:
         """``{base}/chat/completions``, keeping any query string of the base URL."""
-        parts = urlsplit(self.base_url)
-        path = parts.path.rstrip("/") + "/chat/completions"
-        return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+        return self._joined("/chat/completions")
 
     @functools.cached_property
     def embeddings_url(self) -> str:
         """``{base}/embeddings``, keeping any query string of the base URL."""
+        return self._joined("/embeddings")
+
+    def _joined(self, path: str) -> str:
         parts = urlsplit(self.base_url)
-        path = parts.path.rstrip("/") + "/embeddings"
-        return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+        return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + path, parts.query, ""))
 
     @functools.cached_property
     def display(self) -> str:

@@ -191,9 +191,7 @@ async def _shared(future: asyncio.Future[array[float]]) -> array[float]:
     try:
         return await asyncio.shield(future)
     except JudgeError as error:
-        # Each evaluation raises its own copy: one error object raised in many places collects their tracebacks.
-        copy = type(error)(str(error), category=error.category)
-        raise copy from None
+        raise error.copy() from None  # each evaluation its own
 
 
 def _retrieve(future: asyncio.Future[Any]) -> None:

@@ -22,6 +22,11 @@ class JudgeError(AgentEvalError):
         self.metadata: dict[str, Any] = {"category": self.category}
         super().__init__(redact(message))
 
+    def copy(self) -> JudgeError:
+        """A new error of this kind with this message and category, to raise in one more place (one error
+        object raised in many places would collect all their tracebacks)."""
+        return type(self)(str(self), category=self.category)
+
 
 class JudgeConfigError(JudgeError):
     """The judge's environment variables are set but unusable."""

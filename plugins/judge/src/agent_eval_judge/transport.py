@@ -256,7 +256,7 @@ class Requester:
     def _circuit_for(self, pair: tuple[str, str]) -> None:
         tripped = self._circuit.get(pair)
         if tripped is not None:
-            raise type(tripped)(str(tripped), category=tripped.category)
+            raise tripped.copy()
 
     async def _exchange(
         self,
