@@ -32,7 +32,10 @@ class Usage:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (with ``total_tokens``)."""
-        return codec_of(Usage).to_dict(self, {"total_tokens": self.total_tokens})
+        return codec_of(Usage).to_dict(self)
+
+    def _derived(self) -> dict[str, Any]:
+        return {"total_tokens": self.total_tokens}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Usage:

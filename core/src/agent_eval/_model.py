@@ -186,7 +186,10 @@ class Evaluation:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of this evaluation."""
-        return codec_of(Evaluation).to_dict(self, {"passed": self.passed})
+        return codec_of(Evaluation).to_dict(self)
+
+    def _derived(self) -> dict[str, Any]:
+        return {"passed": self.status == "passed"}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Evaluation:
@@ -222,7 +225,10 @@ class Attempt:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of this attempt."""
-        return codec_of(Attempt).to_dict(self, {"passed": self.passed})
+        return codec_of(Attempt).to_dict(self)
+
+    def _derived(self) -> dict[str, Any]:
+        return {"passed": self.status == "passed"}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Attempt:
@@ -296,10 +302,12 @@ class EvalResult:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of this result."""
-        derived: dict[str, Any] = {"passed": self.passed}
+        return codec_of(EvalResult).to_dict(self)
+
+    def _derived(self) -> dict[str, Any]:
         if self.attempts:
-            derived.update(pass_fraction=self.pass_fraction, flaky=self.flaky)
-        return codec_of(EvalResult).to_dict(self, derived)
+            return {"passed": self.status == "passed", "pass_fraction": self.pass_fraction, "flaky": self.flaky}
+        return {"passed": self.status == "passed"}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalResult:
@@ -479,10 +487,8 @@ def case_json(result: EvalResult) -> bytes:
     (its --jsonl line, the history, the JSON report, the page), and only this text is kept meanwhile."""
     text = result._json
     if text is None:
-        from agent_eval._json import encode
-
         # a copy of exactly its size: orjson hands back its whole working buffer (8 KiB for a short text)
-        text = memoryview(encode(result.to_dict())).tobytes()
+        text = memoryview(codec_of(EvalResult).json(result)).tobytes()
         object.__setattr__(result, "_json", text)
     return text
 

@@ -1,0 +1,146 @@
+"""Each result's JSON is made by a writer that hands plain values to orjson as they are: its text is the
+careful writer's (``to_dict`` and :func:`agent_eval._json.encode`), whatever the values hold."""
+
+from __future__ import annotations
+
+import datetime
+import enum
+import uuid
+from collections import OrderedDict
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_eval._agent_run import ToolCall, Usage
+from agent_eval._json import encode
+from agent_eval._model import Attempt, EvalResult, Evaluation, case_json
+
+
+class Colour(enum.Enum):
+    RED = "red"
+
+
+class Text(str):
+    pass
+
+
+#: Values jsonable changes or that orjson writes its own way, besides what hypothesis makes.
+ODD: list[Any] = [
+    float("nan"),
+    float("inf"),
+    -float("inf"),
+    2**63,
+    2**64,
+    -(2**63) - 1,
+    10**30,
+    "\ud800 alone",
+    "a \ud83d\udca9 pair of halves",
+    "\u2028 line separator",
+    Colour.RED,
+    uuid.UUID(int=7),
+    datetime.datetime(2026, 1, 1),
+    b"bytes \xff",
+    {1, 2},
+    frozenset({3}),
+    OrderedDict(a=1),
+    Text("a str subclass"),
+    True,
+    {1: "int key"},
+    {"\udcff": "surrogate key"},
+    {None: "none key"},
+    [[[["four deep"]]]],
+    list(range(65)),
+    (),
+    {},
+    [],
+]
+
+leaves = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(st.characters(codec=None, exclude_categories=())),
+    st.sampled_from(ODD),
+)
+values = st.recursive(
+    leaves,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.lists(inner, max_size=4).map(tuple),
+        st.dictionaries(st.one_of(st.text(max_size=3), st.integers(0, 3)), inner, max_size=4),
+    ),
+    max_leaves=12,
+)
+texts = st.one_of(st.text(max_size=8), st.sampled_from(["\ud800", "é", "\x1b[31m"]))
+numbers = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True), st.integers(-3, 2**65))
+
+
+@st.composite
+def results(draw: st.DrawFn) -> EvalResult:
+    def evaluation() -> Evaluation:
+        return Evaluation(
+            draw(texts),
+            draw(st.sampled_from(["passed", "failed", "error", "skipped"])),
+            score=draw(numbers),
+            reason=draw(st.one_of(st.none(), texts)),
+            frames=draw(st.lists(texts, max_size=2)),
+            duration_ms=draw(st.one_of(st.floats(allow_nan=True), st.integers(0, 3))),
+            metadata=draw(st.one_of(st.dictionaries(st.text(max_size=3), values, max_size=3), values)),
+        )
+
+    tool_calls = [
+        ToolCall(draw(texts), draw(st.one_of(values, texts)), result=draw(values))
+        for _ in range(draw(st.integers(0, 2)))
+    ]
+    attempts = [
+        Attempt(index, draw(st.sampled_from(["passed", "failed"])), output=draw(values), evaluations=[evaluation()])
+        for index in range(draw(st.integers(0, 2)))
+    ]
+    usage = draw(st.one_of(st.none(), st.builds(Usage, st.integers(0, 2**66), st.integers(0, 9))))
+    return EvalResult(
+        draw(texts),
+        draw(values),
+        output=draw(values),
+        expected=draw(values),
+        status=draw(st.sampled_from(["passed", "failed", "error", "skipped"])),
+        score=draw(numbers),
+        metadata=draw(st.one_of(st.dictionaries(st.text(max_size=3), values, max_size=3), values)),
+        evaluations=[evaluation() for _ in range(draw(st.integers(0, 2)))],
+        tool_calls=tool_calls,
+        usage=usage,
+        cost_usd=draw(numbers),
+        attempts=attempts,
+        fingerprint=draw(st.one_of(st.none(), texts)),
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(results())
+def test_a_results_json_is_the_careful_writers_text(result: EvalResult) -> None:
+    assert case_json(result) == encode(result.to_dict())
+
+
+def test_odd_values_anywhere_give_the_careful_writers_text() -> None:
+    for value in ODD:
+        for where in ("input", "output", "metadata", "evaluation", "tool"):
+            result = EvalResult(
+                "case",
+                value if where == "input" else "q",
+                output=value if where == "output" else "a",
+                status="passed",
+                metadata={"m": value} if where == "metadata" else {},
+                evaluations=[Evaluation("e", "passed", metadata={"m": value} if where == "evaluation" else {})],
+                tool_calls=[ToolCall("t", {"a": value})] if where == "tool" else [],
+            )
+            assert case_json(result) == encode(result.to_dict()), (where, value)
+
+
+def test_a_record_of_a_subclass_is_written_the_careful_way() -> None:
+    class Loud(Evaluation):
+        def to_dict(self) -> dict[str, Any]:
+            return {**super().to_dict(), "loud": True}
+
+    result = EvalResult("case", "q", status="passed", evaluations=[Loud("e", "passed")])
+    assert b'"loud":true' in case_json(result)
