@@ -9,6 +9,7 @@ import uuid
 from collections import OrderedDict
 from typing import Any
 
+import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -144,3 +145,22 @@ def test_a_record_of_a_subclass_is_written_the_careful_way() -> None:
 
     result = EvalResult("case", "q", status="passed", evaluations=[Loud("e", "passed")])
     assert b'"loud":true' in case_json(result)
+
+
+def test_the_runners_record_makers_set_every_field_as_the_class_does() -> None:
+    from agent_eval._model import Case, EvaluatorContext, make_context, make_evaluation, make_result
+
+    evaluation = Evaluation("e", "failed", score=0.5, reason="r", frames=("f",), duration_ms=1.0, metadata={"m": 1})
+    result = EvalResult(
+        "n", "q", output="a", expected="x", status="failed", score=0.5, reason="r", error="e", frames=("f",),
+        duration_ms=2.0, metadata={"k": 1}, evaluations=(evaluation,), tool_calls=(ToolCall("t"),),
+        usage=Usage(1, 2), cost_usd=0.1, attempts=(Attempt(0, "failed"),), fingerprint="fp",
+    )  # fmt: skip
+    context = EvaluatorContext(Case("n", "q"), "a", duration_ms=3.0, attempt=2)
+    for record, make in ((evaluation, make_evaluation), (result, make_result), (context, make_context)):
+        fields = {field.name: getattr(record, field.name) for field in attrs.fields(type(record))}
+        made = make(**fields)
+        assert type(made) is type(record)
+        assert made == record
+        assert {name: getattr(made, name) for name in fields} == fields
+    assert make_result(**{field.name: getattr(result, field.name) for field in attrs.fields(EvalResult)})._json is None

@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 
-from agent_eval._model import Evaluation, Status, Verdict
+from agent_eval._model import Evaluation, Status, Verdict, make_evaluation
 from agent_eval._text import short_repr
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
@@ -146,8 +146,15 @@ def to_evaluation(name: str, value: Any, duration_ms: float) -> Evaluation:
             return Evaluation(name, "error", error=problem, duration_ms=duration_ms)
         score = value.score if value.score is not None else (1.0 if value.passed else 0.0)
         status: Status = "passed" if value.passed else "failed"
-        return Evaluation(
-            name, status, score=float(score), reason=value.reason, duration_ms=duration_ms, metadata=value.metadata
+        return make_evaluation(
+            name=name,
+            status=status,
+            score=float(score),
+            reason=value.reason,
+            error=None,
+            frames=(),
+            duration_ms=duration_ms,
+            metadata=value.metadata,
         )
     problem = f"returned {short_repr(value)}; an evaluator must return a bool or a Verdict"
     return Evaluation(name, "error", error=problem, duration_ms=duration_ms)

@@ -22,7 +22,7 @@ from agent_eval._calling import Call, to_evaluation
 from agent_eval._errors import Skip
 from agent_eval._execution import ResultCallback, RunPlan
 from agent_eval._grading import grade
-from agent_eval._model import Case, EvalResult, Evaluation, EvaluatorContext, Verdict
+from agent_eval._model import Case, EvalResult, Evaluation, EvaluatorContext, Verdict, make_context, make_result
 from agent_eval._recording import trajectory
 from agent_eval._signals import NOTICE_AFTER, LoopBlocked, blocked_message
 from agent_eval._text import describe_error, frames_of
@@ -308,11 +308,17 @@ class LocalExecutor:
                 fingerprint=case.fingerprint,
             )
             return skipped if run is None else _with_run(skipped, run)
-        ectx = EvaluatorContext(case, output, agent_ctx=self.ctx, duration_ms=agent_ms, agent_run=run, attempt=attempt)
-        if len(evaluators) == 1:
-            evaluations: Sequence[Evaluation] = (await self._evaluate(evaluators[0], output, ectx),)
+        # an evaluator that takes no context (`contains`) is not given one, so none is made for it
+        if self._context_wanted(evaluators):
+            ectx = make_context(
+                case=case, output=output, agent_ctx=self.ctx, duration_ms=agent_ms, agent_run=run, attempt=attempt
+            )
         else:
-            evaluations = await self._evaluate_all(evaluators, output, ectx)
+            ectx = None
+        if len(evaluators) == 1:
+            evaluations: Sequence[Evaluation] = (await self._evaluate(evaluators[0], output, case.name, ectx),)
+        else:
+            evaluations = await self._evaluate_all(evaluators, output, case.name, ectx)
         result = _assemble(case, output, evaluations, (time.perf_counter() - start) * 1000)
         return result if run is None else _with_run(result, run)
 
@@ -367,7 +373,14 @@ class LocalExecutor:
             self._calls[id(evaluator)] = cached
         return cached[1]
 
-    async def _evaluate(self, evaluator: Any, output: Any, ectx: EvaluatorContext) -> Evaluation:
+    def _context_wanted(self, evaluators: tuple[Any, ...]) -> bool:
+        """True when one of ``evaluators`` (a case's) takes the evaluator's context."""
+        if len(evaluators) == 1:
+            return self._call_of(evaluators[0]).with_context
+        return any(self._call_of(evaluator).with_context for evaluator in evaluators)
+
+    async def _evaluate(self, evaluator: Any, output: Any, case: str, ectx: EvaluatorContext | None) -> Evaluation:
+        """What ``evaluator`` makes of ``output``, the answer to ``case``: given ``ectx`` if it takes it."""
         call = self._call_of(evaluator)
         start = time.perf_counter()
         try:
@@ -384,7 +397,7 @@ class LocalExecutor:
                 raise
             error = _original(error)
             if isinstance(error, LoopBlocked):
-                self._said.add((ectx.name, "evaluator"))  # the evaluation's error says it already
+                self._said.add((case, "evaluator"))  # the evaluation's error says it already
             # an error may carry facts worth keeping, such as the tokens a judge spent before failing
             facts = getattr(error, "metadata", None)
             metadata = dict(facts) if isinstance(facts, Mapping) else {}
@@ -399,12 +412,12 @@ class LocalExecutor:
         return to_evaluation(call.name, value, (time.perf_counter() - start) * 1000)
 
     async def _evaluate_all(
-        self, evaluators: Sequence[Any], output: Any, ectx: EvaluatorContext
+        self, evaluators: Sequence[Any], output: Any, case: str, ectx: EvaluatorContext | None
     ) -> Sequence[Evaluation]:
         calls = [self._call_of(evaluator) for evaluator in evaluators]
         if all(call.inline and not call.is_async for call in calls):
-            return [await self._evaluate(evaluator, output, ectx) for evaluator in evaluators]
-        return await asyncio.gather(*(self._evaluate(evaluator, output, ectx) for evaluator in evaluators))
+            return [await self._evaluate(evaluator, output, case, ectx) for evaluator in evaluators]
+        return await asyncio.gather(*(self._evaluate(evaluator, output, case, ectx) for evaluator in evaluators))
 
 
 _PLAIN = frozenset({str, bool, Verdict, dict, list, int, float})
@@ -514,17 +527,23 @@ def _assemble(case: Case, output: Any, evaluations: Sequence[Evaluation], durati
     else:
         graded = grade(evaluations, case.weights, case.threshold)
         status, score, reason, error = graded.status, graded.score, graded.reason, graded.error
-    return EvalResult(
-        case.name,
-        case.input,
+    return make_result(
+        name=case.name,
+        input=case.input,
         output=output,
         expected=case.expected,
         status=status,
         score=score,
         reason=reason,
         error=error,
+        frames=(),
         duration_ms=duration_ms,
         metadata=case.metadata,
-        evaluations=evaluations,
+        evaluations=tuple(evaluations),
+        tool_calls=(),
+        usage=None,
+        cost_usd=None,
+        attempts=(),
         fingerprint=case.fingerprint,
+        _json=None,
     )

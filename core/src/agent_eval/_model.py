@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Literal
 
 import attrs
@@ -465,6 +465,29 @@ class EvalReport:
         """Load a report from the JSON that :meth:`to_json` wrote; ValueError says what is wrong with it."""
         with paused_gc():
             return cls.from_dict(parse_json(text))
+
+
+def _maker(cls: type) -> Callable[..., Any]:
+    """A function that makes a ``cls`` record from a value for each of its fields (by keyword, every one
+    given, none converted): the slots are set directly, in about half the time of ``cls(...)``.
+    For the runner, which makes a result and an evaluation per case from values it built itself."""
+    names = [field.name for field in attrs.fields(cls)]
+    scope: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    lines = [f"def make(*, {', '.join(names)}):", "    record = _new(_cls)"]
+    for index, name in enumerate(names):
+        scope[f"_set{index}"] = getattr(cls, name).__set__
+        lines.append(f"    _set{index}(record, {name})")
+    lines.append("    return record")
+    exec("\n".join(lines), scope)  # noqa: S102 - the code is made here from the class's field names
+    make: Callable[..., Any] = scope["make"]
+    return make
+
+
+#: ``EvaluatorContext(...)``, ``Evaluation(...)`` and ``EvalResult(...)`` of values that need no conversion
+#: (tuples already), every field given by keyword (``_json=None`` for a result).
+make_context: Callable[..., EvaluatorContext] = _maker(EvaluatorContext)
+make_evaluation: Callable[..., Evaluation] = _maker(Evaluation)
+make_result: Callable[..., EvalResult] = _maker(EvalResult)
 
 
 def parse_json(text: str) -> Any:
