@@ -77,6 +77,18 @@ def test_a_report_that_fails_does_not_skip_the_ones_after_it(project: Project) -
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_the_run_is_recorded_while_its_reports_are_written_whether_or_not_they_can_be(project: Project) -> None:
+    project.suite(min_pass_rate=0.4)
+    done = project.cli("run", "suite.yaml", "--history", "h.db", "--json", "/dev/full", "--junit", "r.xml")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("warning:") == 1, done.stderr
+    shown = project.cli("show", "latest", "--history", "h.db")
+    assert shown.returncode == 0, shown.stderr
+    assert "greets" in shown.stdout
+    assert (project.root / "r.xml").read_text(encoding="utf-8").startswith("<?xml")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_when_no_report_asked_for_could_be_written_the_exit_code_is_3(project: Project) -> None:
     project.suite(min_pass_rate=0.4)
     done = project.cli("run", "suite.yaml", "--no-history", "--json", "/dev/full", "--jsonl", "/dev/full")

@@ -274,10 +274,17 @@ def _finish(report: EvalReport, bar: float, options: RunOptions, stream: Any) ->
         stream.finish(report)
     with phase("console"):
         print_report(report, quiet=options.quiet, strict=options.strict, bar=bar, verbose=options.verbose)
-    with phase("history"):
-        _record(report, options)  # first: a report path that cannot be written must not lose the run
-    written, failed = write_reports(report, _reports(options))
-    _github_summary(report)
+    # The run is recorded while the report files are written, in a thread of its own: compressing the report
+    # and SQLite's work let go of the interpreter, so the history takes the other processor. A report path
+    # that cannot be written loses nothing: the recording goes on, and is waited for.
+    recording = _Recording(report, options) if not options.no_history else None
+    try:
+        written, failed = write_reports(report, _reports(options))
+        _github_summary(report)
+    finally:
+        if recording is not None:
+            with phase("history"):  # what the writing of the reports did not cover
+                recording.wait()
     if stream is not None:
         written, failed = (written, failed + 1) if stream.failed else (written + 1, failed)
     if report.interrupted:
@@ -465,13 +472,29 @@ def _github_summary(report: EvalReport) -> None:
         print(f"warning: cannot append to GITHUB_STEP_SUMMARY {target}: {error.strerror}", file=sys.stderr)
 
 
-def _record(report: EvalReport, options: RunOptions) -> None:
-    if options.no_history:
-        return
-    from agent_eval._history import History
+class _Recording:
+    """The run being recorded in the history, in a thread started at once; :meth:`wait` waits for it."""
 
-    path = options.history_path or Path(DEFAULT_HISTORY)
-    try:
-        History(path).record(report)
-    except (OSError, AgentEvalError) as error:
-        print(f"warning: run not recorded in {path}: {error}", file=sys.stderr)
+    def __init__(self, report: EvalReport, options: RunOptions) -> None:
+        import threading
+
+        self._raised: list[BaseException] = []
+        self._thread = threading.Thread(target=self._record, args=(report, options), name="history")
+        self._thread.start()
+
+    def _record(self, report: EvalReport, options: RunOptions) -> None:
+        from agent_eval._history import History
+
+        path = options.history_path or Path(DEFAULT_HISTORY)
+        try:
+            History(path).record(report)
+        except (OSError, AgentEvalError) as error:
+            print(f"warning: run not recorded in {path}: {error}", file=sys.stderr)
+        except BaseException as error:  # raised again where the command can report it
+            self._raised.append(error)
+
+    def wait(self) -> None:
+        """Wait until the run is recorded; what the recording raised (but a warning) is raised here."""
+        self._thread.join()
+        if self._raised:
+            raise self._raised[0]
