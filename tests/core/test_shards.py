@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from helpers import BIN, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_eval._resume import shard_of
 
@@ -204,3 +206,25 @@ def test_retry_errors_runs_only_the_cases_that_errored(tmp_path: Path) -> None:
     assert calls(tmp_path) == errored
     assert len(json.loads((tmp_path / "second.json").read_text())["cases"]) == 12
     assert done.returncode in (0, 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.text(), st.one_of(st.none(), st.text("0123456789abcdef", max_size=20))), max_size=20),
+    st.data(),
+)
+def test_the_suite_digest_is_the_hash_of_each_name_and_fingerprint_followed_by_a_nul(
+    named: list[tuple[str, str | None]], data: st.DataObject
+) -> None:
+    import hashlib
+
+    from agent_eval._model import Case
+    from agent_eval._resume import suite_digest
+
+    cases = [Case(name, "q", fingerprint=fingerprint) for name, fingerprint in named]
+    positions = data.draw(st.lists(st.sampled_from(range(len(cases))), unique=True)) if cases else []
+    reference = hashlib.blake2b(digest_size=10)
+    for position in positions:
+        reference.update(cases[position].name.encode("utf-8", "surrogatepass") + b"\0")
+        reference.update((cases[position].fingerprint or "").encode("ascii") + b"\0")
+    assert suite_digest(cases, positions) == reference.hexdigest()

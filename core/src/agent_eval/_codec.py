@@ -182,7 +182,8 @@ class Codec:
                 f"        if not -_big <= {value} <= _big:",
                 "            raise _NotPlain",
                 f"    elif not (t is str or {value} is None or t is bool or t is int):",
-                f"        _as_is({value}, 0)",
+                f"        if {value} or not (t is dict or t is tuple or t is list):",  # an empty one is as it is
+                f"            _as_is({value}, 0)",
             ]
         items = ", ".join(f"{name!r}: v{index}" for index, (name, _) in enumerate(self._kinds))
         if self._derived is None:

@@ -24,12 +24,13 @@ def suite_digest(cases: Sequence[Case], positions: Iterable[int]) -> str:
 
     Shards of one suite (the same cases, split) share it; ``merge`` refuses shards whose digests differ.
     """
-    digest = hashlib.blake2b(digest_size=10)
+    # each name and fingerprint followed by a NUL, hashed as one text (a digest per case cost 3 µs)
+    parts = []
     for position in positions:
         case = cases[position]
-        digest.update(case.name.encode("utf-8", "surrogatepass") + b"\0")
-        digest.update((case.fingerprint or "").encode("ascii") + b"\0")
-    return digest.hexdigest()
+        parts += (case.name, case.fingerprint or "")
+    parts.append("")
+    return hashlib.blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
 
 
 def finished(
