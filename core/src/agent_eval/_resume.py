@@ -25,7 +25,7 @@ def suite_digest(cases: Sequence[Case], positions: Iterable[int]) -> str:
     Shards of one suite (the same cases, split) share it; ``merge`` refuses shards whose digests differ.
     """
     # each name and fingerprint followed by a NUL, hashed as one text (a digest per case cost 3 µs)
-    parts = []
+    parts: list[str] = []
     for position in positions:
         case = cases[position]
         parts += (case.name, case.fingerprint or "")
