@@ -308,19 +308,25 @@ class LocalExecutor:
                 fingerprint=case.fingerprint,
             )
             return skipped if run is None else _with_run(skipped, run)
-        # an evaluator that takes no context (`contains`) is not given one, so none is made for it
-        if self._context_wanted(evaluators):
-            ectx = make_context(
-                case=case, output=output, agent_ctx=self.ctx, duration_ms=agent_ms, agent_run=run, attempt=attempt
-            )
-        else:
-            ectx = None
+        # an evaluator that takes no context is not given one: a case whose evaluators take none makes none
         if len(evaluators) == 1:
-            evaluations: Sequence[Evaluation] = (await self._evaluate(evaluators[0], output, case.name, ectx),)
+            call = self._call_of(evaluators[0])
+            ectx = self._context(case, output, agent_ms, run, attempt) if call.with_context else None
+            evaluations: Sequence[Evaluation] = (await self._evaluate(call, output, case.name, ectx),)
         else:
-            evaluations = await self._evaluate_all(evaluators, output, case.name, ectx)
+            each = [self._call_of(evaluator) for evaluator in evaluators]
+            wanted = any(call.with_context for call in each)
+            ectx = self._context(case, output, agent_ms, run, attempt) if wanted else None
+            evaluations = await self._evaluate_all(each, output, case.name, ectx)
         result = _assemble(case, output, evaluations, (time.perf_counter() - start) * 1000)
         return result if run is None else _with_run(result, run)
+
+    def _context(
+        self, case: Case, output: Any, agent_ms: float, run: AgentRun | None, attempt: int
+    ) -> EvaluatorContext:
+        return make_context(
+            case=case, output=output, agent_ctx=self.ctx, duration_ms=agent_ms, agent_run=run, attempt=attempt
+        )
 
     async def _call_agent(self, case: Case, attempt: int) -> Any:
         """What the agent answers to ``case`` (attempt ``attempt``), under the run's timeout."""
@@ -373,15 +379,8 @@ class LocalExecutor:
             self._calls[id(evaluator)] = cached
         return cached[1]
 
-    def _context_wanted(self, evaluators: tuple[Any, ...]) -> bool:
-        """True when one of ``evaluators`` (a case's) takes the evaluator's context."""
-        if len(evaluators) == 1:
-            return self._call_of(evaluators[0]).with_context
-        return any(self._call_of(evaluator).with_context for evaluator in evaluators)
-
-    async def _evaluate(self, evaluator: Any, output: Any, case: str, ectx: EvaluatorContext | None) -> Evaluation:
-        """What ``evaluator`` makes of ``output``, the answer to ``case``: given ``ectx`` if it takes it."""
-        call = self._call_of(evaluator)
+    async def _evaluate(self, call: Call, output: Any, case: str, ectx: EvaluatorContext | None) -> Evaluation:
+        """What the evaluator of ``call`` makes of ``output``, the answer to ``case``: given ``ectx`` if it takes it."""
         start = time.perf_counter()
         try:
             if call.inline and not call.is_async:  # a cheap sync evaluator: called here, no coroutine made
@@ -412,12 +411,11 @@ class LocalExecutor:
         return to_evaluation(call.name, value, (time.perf_counter() - start) * 1000)
 
     async def _evaluate_all(
-        self, evaluators: Sequence[Any], output: Any, case: str, ectx: EvaluatorContext | None
+        self, calls: Sequence[Call], output: Any, case: str, ectx: EvaluatorContext | None
     ) -> Sequence[Evaluation]:
-        calls = [self._call_of(evaluator) for evaluator in evaluators]
         if all(call.inline and not call.is_async for call in calls):
-            return [await self._evaluate(evaluator, output, case, ectx) for evaluator in evaluators]
-        return await asyncio.gather(*(self._evaluate(evaluator, output, case, ectx) for evaluator in evaluators))
+            return [await self._evaluate(call, output, case, ectx) for call in calls]
+        return await asyncio.gather(*(self._evaluate(call, output, case, ectx) for call in calls))
 
 
 _PLAIN = frozenset({str, bool, Verdict, dict, list, int, float})
