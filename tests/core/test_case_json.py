@@ -148,7 +148,20 @@ def test_a_record_of_a_subclass_is_written_the_careful_way() -> None:
 
 
 def test_the_runners_record_makers_set_every_field_as_the_class_does() -> None:
-    from agent_eval._model import Case, EvaluatorContext, make_context, make_evaluation, make_result
+    from agent_eval._model import (
+        CONTEXT_FIELDS,
+        EVALUATION_FIELDS,
+        RESULT_FIELDS,
+        Case,
+        EvaluatorContext,
+        make_context,
+        make_evaluation,
+        make_result,
+    )
+
+    orders = ((EvaluatorContext, CONTEXT_FIELDS), (Evaluation, EVALUATION_FIELDS), (EvalResult, RESULT_FIELDS))
+    for cls, order in orders:
+        assert tuple(field.name for field in attrs.fields(cls)) == order
 
     evaluation = Evaluation("e", "failed", score=0.5, reason="r", frames=("f",), duration_ms=1.0, metadata={"m": 1})
     result = EvalResult(
@@ -159,8 +172,8 @@ def test_the_runners_record_makers_set_every_field_as_the_class_does() -> None:
     context = EvaluatorContext(Case("n", "q"), "a", duration_ms=3.0, attempt=2)
     for record, make in ((evaluation, make_evaluation), (result, make_result), (context, make_context)):
         fields = {field.name: getattr(record, field.name) for field in attrs.fields(type(record))}
-        made = make(**fields)
+        made = make(*fields.values())
         assert type(made) is type(record)
         assert made == record
         assert {name: getattr(made, name) for name in fields} == fields
-    assert make_result(**{field.name: getattr(result, field.name) for field in attrs.fields(EvalResult)})._json is None
+    assert make_result(*(getattr(result, name) for name in RESULT_FIELDS))._json is None

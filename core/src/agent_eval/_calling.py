@@ -146,16 +146,8 @@ def to_evaluation(name: str, value: Any, duration_ms: float) -> Evaluation:
             return Evaluation(name, "error", error=problem, duration_ms=duration_ms)
         score = value.score if value.score is not None else (1.0 if value.passed else 0.0)
         status: Status = "passed" if value.passed else "failed"
-        return make_evaluation(
-            name=name,
-            status=status,
-            score=float(score),
-            reason=value.reason,
-            error=None,
-            frames=(),
-            duration_ms=duration_ms,
-            metadata=value.metadata,
-        )
+        # in the order of EVALUATION_FIELDS: name, status, score, reason, error, frames, duration_ms, metadata
+        return make_evaluation(name, status, float(score), value.reason, None, (), duration_ms, value.metadata)
     problem = f"returned {short_repr(value)}; an evaluator must return a bool or a Verdict"
     return Evaluation(name, "error", error=problem, duration_ms=duration_ms)
 

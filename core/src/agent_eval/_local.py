@@ -324,9 +324,7 @@ class LocalExecutor:
     def _context(
         self, case: Case, output: Any, agent_ms: float, run: AgentRun | None, attempt: int
     ) -> EvaluatorContext:
-        return make_context(
-            case=case, output=output, agent_ctx=self.ctx, duration_ms=agent_ms, agent_run=run, attempt=attempt
-        )
+        return make_context(case, output, self.ctx, agent_ms, run, attempt)  # in the order of CONTEXT_FIELDS
 
     async def _call_agent(self, case: Case, attempt: int) -> Any:
         """What the agent answers to ``case`` (attempt ``attempt``), under the run's timeout."""
@@ -525,23 +523,9 @@ def _assemble(case: Case, output: Any, evaluations: Sequence[Evaluation], durati
     else:
         graded = grade(evaluations, case.weights, case.threshold)
         status, score, reason, error = graded.status, graded.score, graded.reason, graded.error
+    # in the order of RESULT_FIELDS: name, input, output, expected, status, score, reason, error, frames,
+    # duration_ms, metadata, evaluations, tool_calls, usage, cost_usd, attempts, fingerprint, _json
     return make_result(
-        name=case.name,
-        input=case.input,
-        output=output,
-        expected=case.expected,
-        status=status,
-        score=score,
-        reason=reason,
-        error=error,
-        frames=(),
-        duration_ms=duration_ms,
-        metadata=case.metadata,
-        evaluations=tuple(evaluations),
-        tool_calls=(),
-        usage=None,
-        cost_usd=None,
-        attempts=(),
-        fingerprint=case.fingerprint,
-        _json=None,
-    )
+        case.name, case.input, output, case.expected, status, score, reason, error, (),
+        duration_ms, case.metadata, tuple(evaluations), (), None, None, (), case.fingerprint, None,
+    )  # fmt: skip
