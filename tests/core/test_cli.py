@@ -364,7 +364,9 @@ def test_interrupted_run_keeps_the_cases_a_sync_agent_answered_before_the_call_i
 
 def test_second_interrupt_exits_at_once(project: Path) -> None:
     (project / "stubborn.py").write_text(
-        "import time\ndef agent(q):\n    time.sleep(60)\n    return 'x'\n", encoding="utf-8"
+        "import pathlib, time\n"
+        "def agent(q):\n    pathlib.Path('started').touch()\n    time.sleep(60)\n    return 'x'\n",
+        encoding="utf-8",
     )
     name = suite(project, "agent: stubborn:agent\ncases:\n  - {name: a, input: x, evaluators: [has: x]}\n")
     process = subprocess.Popen(
@@ -375,7 +377,9 @@ def test_second_interrupt_exits_at_once(project: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(1.5)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (project / "started").exists():  # the agent is being called
+        time.sleep(0.02)
     process.send_signal(signal.SIGINT)
     time.sleep(0.3)
     process.send_signal(signal.SIGINT)

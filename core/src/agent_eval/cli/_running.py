@@ -98,12 +98,13 @@ def _execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> in
         for index, position in enumerate(positions):  # the taken-over cases too: the new file is whole
             if position in taken:
                 stream.case(index, taken[position])
-    index_of = {position: index for index, position in enumerate(positions)}
+    # a case's line in the stream holds its place among all the run's cases, the taken-over ones included
+    index_of = {position: index for index, position in enumerate(positions)} if taken else None
     with _progress(len(plan.cases), enabled=not options.quiet) as advance:
 
         def on_result(index: int, result: EvalResult) -> None:
             if stream is not None:
-                stream.case(index_of[to_run[index]], result)
+                stream.case(index if index_of is None else index_of[to_run[index]], result)
             advance()
             collect_now_and_then()
 
@@ -256,8 +257,9 @@ def _plan(
         repeat=_repeat(options, suite),
         case_pass_rate=_case_pass_rate(options, suite),
     )
+    whole = len(positions) == len(suite.cases)  # positions are in order and unique: every case
     return RunPlan(
-        cases=suite.cases.select(suite.cases[position] for position in positions),
+        cases=suite.cases if whole else suite.cases.select(suite.cases[position] for position in positions),
         agent=agent,
         ctx=AgentContext(),
         settings=settings,
