@@ -242,12 +242,14 @@ class History:
         """The run that ``ref`` names (see :meth:`resolve`)."""
         with self._connect() as connection:
             run_id = self._resolve(connection, ref)
-            row = connection.execute(_LOAD, [run_id]).fetchone()
+            *columns, stored = connection.execute(_LOAD, [run_id]).fetchone()
         try:
-            report = EvalReport.from_json(_report_text(row[-1]))
+            text = _report_text(stored)
+            del stored  # a compressed report is not kept while its text is read
+            report = EvalReport.from_json(text)
         except (ValueError, KeyError, TypeError) as error:
             raise HistoryError(f"run {run_id!r} in {self.path} cannot be read: {error}") from None
-        return StoredRun(_summary(row[:-1]), report)
+        return StoredRun(_summary(columns), report)
 
     def _resolve(self, connection: sqlite3.Connection, ref: str) -> str:
         latest = _LATEST.fullmatch(ref)
