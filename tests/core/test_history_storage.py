@@ -169,6 +169,16 @@ def test_an_agent_eval_of_version_3_refuses_a_database_that_may_hold_compressed_
         History(tmp_path / "runs.db").load("r1")
 
 
+def test_a_report_of_many_mib_reads_back_whole_its_characters_split_across_pieces(tmp_path: Path) -> None:
+    texts = ("é" * 300_001, "日本" * 200_001, "\U0001f600" * 150_001, "plain " * 100_000)
+    cases = [EvalResult(f"c{i}", text, output=text[::-1], status="passed") for i, text in enumerate(texts * 2)]
+    report = EvalReport(cases, name="big", metadata={"run_id": "big"})
+    assert len(report.to_json(indent=None).encode("utf-8")) > 8 << 20
+    history = History(tmp_path / "runs.db")
+    history.record(report)
+    assert history.load("big").report.to_dict() == report.to_dict()
+
+
 GOOD = zlib.compress(make_report("r1").to_json(indent=None).encode("utf-8"), 1)
 DAMAGE = r"its compressed report is damaged \(Error -3 while decompressing data: .*\)"
 #: A report column's value as damage or a hand leaves it, and what is said of it after "cannot be read: ".
@@ -181,6 +191,14 @@ DAMAGED: dict[str, tuple[bytes, str]] = {
     "not UTF-8 inside": (
         zlib.compress(b'{"cases": ["\xff"]}'),
         r"its report is not UTF-8 text: byte 0xff at 12",
+    ),
+    "not UTF-8 past the first MiB": (
+        zlib.compress(b'{"cases": [], "name": "' + b"x" * (1 << 21) + b'\xff"}'),
+        r"its report is not UTF-8 text: byte 0xff at 2,097,175",
+    ),
+    "ends inside a character": (
+        zlib.compress(b'{"cases": [], "name": "\xc3'),
+        r"its report is not UTF-8 text: byte 0xc3 at 23",
     ),
     "not JSON inside": (
         zlib.compress(b"{nope"),

@@ -8,6 +8,7 @@ column a query needs is a column of ``runs`` of its own, filled when the run is 
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import math
 import re
@@ -362,23 +363,44 @@ def _insert(connection: sqlite3.Connection, row: Sequence[Any], compressed: list
 def _report_text(stored: Any) -> Any:
     """The JSON text of a stored report: a BLOB is zlib-compressed UTF-8 (version 4 on), text is as it was.
 
-    ValueError says what is wrong with a BLOB that is not (damaged, cut short, not UTF-8 inside).
+    The BLOB is decompressed and decoded a piece at a time, so its JSON is never whole as bytes beside
+    the text: decompressed whole, the two runs of 100,000 cases ``compare`` reads peaked 18 MB higher than
+    the same runs stored as text. ValueError says what is wrong with a BLOB that is not one (damaged,
+    cut short, not UTF-8 inside).
     """
     if not isinstance(stored, bytes):
         return stored
-    decompressor = zlib.decompressobj()
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    texts: list[str] = []
+    read = 0  # bytes of JSON given to the decoder, to say where a byte that is not UTF-8 is
     try:
-        data = decompressor.decompress(stored)
+        for piece in _decompressed(stored):
+            read += len(piece)
+            texts.append(decoder.decode(piece))
+        texts.append(decoder.decode(b"", final=True))
+    except UnicodeDecodeError as error:  # error.object: the bytes the decoder held, then the piece
+        at = read - len(error.object) + error.start
+        raise ValueError(f"its report is not UTF-8 text: byte {error.object[error.start]:#04x} at {at:,}") from None
+    return "".join(texts)
+
+
+def _decompressed(stored: bytes) -> Iterator[bytes]:
+    """What ``stored`` holds zlib-compressed, in pieces of a MiB; ValueError unless it is one whole stream."""
+    decompressor = zlib.decompressobj()
+    rest = stored
+    try:
+        while not decompressor.eof:
+            piece = decompressor.decompress(rest, 1 << 20)
+            rest = decompressor.unconsumed_tail
+            if not piece and not rest:
+                break
+            yield piece
     except zlib.error as error:
         raise ValueError(f"its compressed report is damaged ({error})") from None
     if not decompressor.eof:
         raise ValueError(f"its compressed report is cut short after {len(stored):,} bytes")
     if decompressor.unused_data:
         raise ValueError(f"its compressed report is followed by {len(decompressor.unused_data):,} bytes more")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"its report is not UTF-8 text: byte {data[error.start]:#04x} at {error.start:,}") from None
 
 
 @contextlib.contextmanager
