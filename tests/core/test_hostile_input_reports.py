@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -87,7 +88,8 @@ def test_a_full_disk_is_reported_as_itself_not_as_a_failed_rollback(
         connection.execute(f"PRAGMA max_page_count = {pages}")  # no room for one more page, as on a full disk
 
     monkeypatch.setattr(history_module, "_prepare", full)
-    big = EvalReport([EvalResult("b", "x" * 100_000, status="passed")], metadata={"run_id": "r2"})
+    noise = random.Random(0).randbytes(100_000).hex()  # the history compresses reports: text that stays big
+    big = EvalReport([EvalResult("b", noise, status="passed")], metadata={"run_id": "r2"})
     with pytest.raises(HistoryError) as caught:
         history.record(big)
     assert str(caught.value) == f"run history {tmp_path / 'runs.db'}: database or disk is full"

@@ -89,12 +89,15 @@ def test_runs_colours_a_pass_rate_by_the_bar_its_run_was_held_to(
 
 def test_a_history_recorded_before_the_bar_was_kept_learns_it_from_the_reports(project: Project) -> None:
     import sqlite3
+    import zlib
 
     assert project.cli("run", "suite.yaml", "--min-pass-rate", "0.5", "--strict").returncode == 1
     database = project.root / ".agent-eval" / "runs.db"
     with sqlite3.connect(database) as connection:  # back to the first schema, as an older agent-eval left it
         for column in ("min_pass_rate", "strict", "agent_tokens", "cost_usd"):
             connection.execute(f"ALTER TABLE runs DROP COLUMN {column}")
+        [(stored,)] = connection.execute("SELECT report FROM runs").fetchall()
+        connection.execute("UPDATE runs SET report = ?", [zlib.decompress(stored).decode()])  # JSON text then
         connection.execute("UPDATE schema_version SET version = 1")
     [summary] = History(database).runs()
     assert (summary.min_pass_rate, summary.strict, summary.met) == (0.5, True, False)

@@ -1,7 +1,14 @@
-"""The run history: every report recorded in a SQLite database, and what changed between two runs."""
+"""The run history: every report recorded in a SQLite database, and what changed between two runs.
+
+From schema version 4 on, a run's ``report`` column holds its JSON report compressed by zlib (a BLOB,
+about a tenth of the text's size); runs recorded before keep theirs as JSON text, and both are read.
+SQL's JSON functions (``json_extract``, ``json_each``, ...) therefore do not apply to ``report``: a
+column a query needs is a column of ``runs`` of its own, filled when the run is recorded.
+"""
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import math
 import re
@@ -9,7 +16,8 @@ import secrets
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,7 +34,8 @@ from agent_eval._model import EvalReport, EvalResult, Status
 BUSY_TIMEOUT = 30.0
 
 #: Ordered schema migrations: entry ``n`` takes a database from version ``n`` to ``n + 1``.
-#: Append new ones; never edit one that has shipped.
+#: Append new ones; never edit one that has shipped. Those that read ``report`` with SQL's JSON functions
+#: (2 and 3) only ever run over JSON text: a database holds compressed reports only from version 4 on.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
         """
@@ -87,7 +96,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         WHERE json_valid(report) AND json_type(report, '$.cases') = 'array'
         """,
     ),
+    # reports are written zlib-compressed from here on (runs already recorded keep their text): the new
+    # version alone says so, and an older agent-eval, which would read such a report as JSON text,
+    # refuses the database instead
+    (),
 )
+
+#: zlib's fastest level: a report of 100,000 cases goes from 57 MB to 5 MB in about 0.2 s; on more varied
+#: text level 2 saves 6% more in 14% more time, level 3 10% more in half as much time again.
+COMPRESSION_LEVEL = 1
 
 _INSERT = """
     INSERT INTO runs (id, recorded_at, started_at, suite, suite_file, agent, total, passed, failed, errored,
@@ -198,12 +215,13 @@ class History:
             *_gate(report),
             *_agent_totals(report),
         )
-        # the report's JSON, from each case's own (made once per run for every writer)
-        parts = list(document(data, "cases", report.case_json()))
+        # the report's JSON, from each case's own (made once per run for every writer), compressed before
+        # the database is locked
+        compressed = _compressed(document(data, "cases", report.case_json()))
         with self._connect(create=True) as connection:
             try:
                 with _transaction(connection):
-                    _insert(connection, row, parts)
+                    _insert(connection, row, compressed)
             except sqlite3.IntegrityError:
                 raise HistoryError(f"run {run_id!r} is already recorded in {self.path}") from None
         return run_id
@@ -225,12 +243,14 @@ class History:
         """The run that ``ref`` names (see :meth:`resolve`)."""
         with self._connect() as connection:
             run_id = self._resolve(connection, ref)
-            row = connection.execute(_LOAD, [run_id]).fetchone()
+            *columns, stored = connection.execute(_LOAD, [run_id]).fetchone()
         try:
-            report = EvalReport.from_json(row[-1])
+            text = _report_text(stored)
+            del stored  # a compressed report is not kept while its text is read
+            report = EvalReport.from_json(text)
         except (ValueError, KeyError, TypeError) as error:
             raise HistoryError(f"run {run_id!r} in {self.path} cannot be read: {error}") from None
-        return StoredRun(_summary(row[:-1]), report)
+        return StoredRun(_summary(columns), report)
 
     def _resolve(self, connection: sqlite3.Connection, ref: str) -> str:
         latest = _LATEST.fullmatch(ref)
@@ -319,19 +339,68 @@ def _migrate(connection: sqlite3.Connection, path: Path) -> None:
     connection.execute("INSERT INTO schema_version (version) VALUES (?)", [len(MIGRATIONS)])
 
 
-def _insert(connection: sqlite3.Connection, row: Sequence[Any], parts: list[bytes]) -> None:
-    """Insert a run's row, its report (the last column) written in place from ``parts``, its UTF-8 text.
+def _compressed(parts: Iterable[bytes]) -> list[bytes]:
+    """The report whose UTF-8 JSON is ``parts``, zlib-compressed as they come: never joined whole."""
+    compressor = zlib.compressobj(COMPRESSION_LEVEL)
+    pieces = [compressor.compress(batch) for batch in batches(parts, separator=b"")]  # about a MiB each
+    pieces.append(compressor.flush())
+    return pieces
 
-    Bound as one string, the report would be in memory three times over (the text, SQLite's copy of it,
-    the row SQLite makes of that); written into a blob of its size, then made text, it is there at most
-    twice, both in SQLite, and never as one Python object.
+
+def _insert(connection: sqlite3.Connection, row: Sequence[Any], compressed: list[bytes]) -> None:
+    """Insert a run's row, its report (the last column) written in place from ``compressed``.
+
+    Bound as one value, the report would be in memory three times over (joined, SQLite's copy of it,
+    the row SQLite makes of that); written into a blob of its size, it is there once more, in SQLite.
     """
-    seq = connection.execute(_INSERT, [*row, sum(map(len, parts))]).lastrowid
+    seq = connection.execute(_INSERT, [*row, sum(map(len, compressed))]).lastrowid
     assert seq is not None  # an INSERT's row
     with connection.blobopen("runs", "report", seq) as blob:
-        for chunk in batches(parts, separator=b""):  # writes of about a MiB
-            blob.write(chunk)
-    connection.execute("UPDATE runs SET report = CAST(report AS TEXT) WHERE seq = ?", [seq])
+        for piece in compressed:
+            blob.write(piece)
+
+
+def _report_text(stored: Any) -> Any:
+    """The JSON text of a stored report: a BLOB is zlib-compressed UTF-8 (version 4 on), text is as it was.
+
+    The BLOB is decompressed and decoded a piece at a time, so its JSON is never whole as bytes beside
+    the text: decompressed whole, the two runs of 100,000 cases ``compare`` reads peaked 18 MB higher than
+    the same runs stored as text. ValueError says what is wrong with a BLOB that is not one (damaged,
+    cut short, not UTF-8 inside).
+    """
+    if not isinstance(stored, bytes):
+        return stored
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    texts: list[str] = []
+    read = 0  # bytes of JSON given to the decoder, to say where a byte that is not UTF-8 is
+    try:
+        for piece in _decompressed(stored):
+            read += len(piece)
+            texts.append(decoder.decode(piece))
+        texts.append(decoder.decode(b"", final=True))
+    except UnicodeDecodeError as error:  # error.object: the bytes the decoder held, then the piece
+        at = read - len(error.object) + error.start
+        raise ValueError(f"its report is not UTF-8 text: byte {error.object[error.start]:#04x} at {at:,}") from None
+    return "".join(texts)
+
+
+def _decompressed(stored: bytes) -> Iterator[bytes]:
+    """What ``stored`` holds zlib-compressed, in pieces of a MiB; ValueError unless it is one whole stream."""
+    decompressor = zlib.decompressobj()
+    rest = stored
+    try:
+        while not decompressor.eof:
+            piece = decompressor.decompress(rest, 1 << 20)
+            rest = decompressor.unconsumed_tail
+            if not piece and not rest:
+                break
+            yield piece
+    except zlib.error as error:
+        raise ValueError(f"its compressed report is damaged ({error})") from None
+    if not decompressor.eof:
+        raise ValueError(f"its compressed report is cut short after {len(stored):,} bytes")
+    if decompressor.unused_data:
+        raise ValueError(f"its compressed report is followed by {len(decompressor.unused_data):,} bytes more")
 
 
 @contextlib.contextmanager
