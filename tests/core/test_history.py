@@ -145,6 +145,27 @@ def test_an_older_database_is_migrated_in_order_and_keeps_its_runs(tmp_path: Pat
         assert connection.execute("SELECT label FROM runs ORDER BY seq").fetchall() == [("one+two",), (None,)]
 
 
+def test_a_first_version_database_whose_reports_say_nothing_of_strict_is_upgraded(tmp_path: Path) -> None:
+    import json
+
+    path = tmp_path / "runs.db"
+    with sqlite3.connect(path) as connection:  # as the first agent-eval left it: a run recorded from Python
+        connection.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        connection.execute("INSERT INTO schema_version VALUES (1)")
+        for statement in history_module.MIGRATIONS[0]:
+            connection.execute(statement)
+        report = {"name": "s", "cases": [], "metadata": {"run_id": "old"}}
+        connection.execute(
+            "INSERT INTO runs (id, recorded_at, total, passed, failed, errored, skipped, pass_rate, total_ms,"
+            " interrupted, report) VALUES ('old', '2026-01-01', 0, 0, 0, 0, 0, 0, 0, 0, ?)",
+            [json.dumps(report)],
+        )
+    history = History(path)
+    history.record(make_report("new"))
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT id, strict FROM runs ORDER BY seq").fetchall() == [("old", 0), ("new", 0)]
+
+
 def test_a_database_from_a_newer_version_is_refused_with_the_fix(tmp_path: Path) -> None:
     path = tmp_path / "runs.db"
     History(path).record(make_report("x"))

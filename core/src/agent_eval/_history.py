@@ -34,8 +34,10 @@ from agent_eval._model import EvalReport, EvalResult, Status
 BUSY_TIMEOUT = 30.0
 
 #: Ordered schema migrations: entry ``n`` takes a database from version ``n`` to ``n + 1``.
-#: Append new ones; never edit one that has shipped. Those that read ``report`` with SQL's JSON functions
-#: (2 and 3) only ever run over JSON text: a database holds compressed reports only from version 4 on.
+#: Append new ones; never edit one that has shipped (but to mend one that stopped an upgrade: 2 once set
+#: ``strict`` to NULL, against its NOT NULL, for a report without ``metadata.strict``). Those that read
+#: ``report`` with SQL's JSON functions (2 and 3) only ever run over JSON text: a database holds compressed
+#: reports only from version 4 on.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
         """
@@ -69,7 +71,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         UPDATE runs SET
             min_pass_rate = CASE WHEN json_type(report, '$.metadata.min_pass_rate') IN ('integer', 'real')
                                  THEN json_extract(report, '$.metadata.min_pass_rate') END,
-            strict = json_type(report, '$.metadata.strict') = 'true'
+            strict = coalesce(json_type(report, '$.metadata.strict') = 'true', 0)
         WHERE json_valid(report)
         """,
     ),
