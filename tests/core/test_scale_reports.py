@@ -155,6 +155,28 @@ def _assert_same_document(joined: bytes, whole: dict[str, Any], indent: bool) ->
         assert joined == reference
 
 
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False), TEXT),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(TEXT, inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+@PROFILE
+@given(st.lists(JSON_VALUES, max_size=6), st.dictionaries(TEXT, JSON_VALUES, min_size=1, max_size=3))
+def test_an_indented_document_is_orjson_s_indentation_of_it_in_batches_of_any_size(
+    items: list[Any], head: dict[str, Any]
+) -> None:
+    pieces = [orjson.dumps(jsonable(item)) for item in items]
+    head = {key: value for key, value in jsonable(head).items() if key != "cases"} or {"n": 1}
+    expected = orjson.dumps({**head, "cases": [orjson.loads(piece) for piece in pieces]}, option=orjson.OPT_INDENT_2)
+    # one item a batch, a few, all in one; the items may also come joined in batches of their own
+    for size in (1, 2 * max(map(len, pieces), default=1), 1 << 20):
+        with mock.patch("agent_eval._json._BATCH", size):
+            assert b"".join(document(head, "cases", pieces, indent=True)) == expected
+            assert b"".join(document(head, "cases", batches(pieces), indent=True)) == expected
+
+
 def test_a_report_with_an_int_orjson_refuses_is_still_one_document_of_the_same_values() -> None:
     result = EvalResult("big", 2**80, output=-(2**70), status="passed", metadata={"n": 2**65})
     report = EvalReport([result, EvalResult("small", 1, output=1.5e16, status="failed")], metadata={"m": 2**64})
