@@ -233,6 +233,31 @@ def test_a_plain_case_goes_to_the_page_as_its_own_json() -> None:
         assert html._case_piece(other) is not case_json(other)
 
 
+@PROFILE
+@given(st.data())
+def test_the_page_s_cases_looked_at_in_batches_are_each_as_it_is_made_to_show(data: st.DataObject) -> None:
+    cases = [
+        plain_results(data) if data.draw(st.booleans()) else results(data) for _ in range(data.draw(st.integers(0, 5)))
+    ]
+    each = b",".join(html._case_piece(result) for result in cases)
+    for size in (1, 2, 1000):
+        with mock.patch("agent_eval._report.html._CASES", size):
+            assert b",".join(html._case_pieces(cases)) == each
+
+
+def test_a_batch_of_plain_cases_goes_to_the_page_as_their_own_json_joined() -> None:
+    cases = [EvalResult(f"case {n}", f"question {n}", output="é", status="passed", score=1.0) for n in range(3)]
+    with mock.patch("agent_eval._report.html._case_piece", side_effect=html._case_piece) as each:
+        assert list(html._case_pieces(cases)) == [b",".join(case_json(result) for result in cases)]
+        assert not each.called
+        for hostile in ("\x1b[2J", "x\u202ey", "a\nb", "z" * 20_001, "\x7f", 'say "hi"'):
+            other = [*cases, EvalResult("case 3", "question 3", output=hostile, status="passed")]
+            each.reset_mock()
+            joined = b",".join(html._case_pieces(other))
+            assert each.call_count == len(other), hostile
+            assert joined == b",".join(map(html._case_piece, other))
+
+
 def test_the_page_data_escapes_what_could_end_its_script_element() -> None:
     result = EvalResult("</script><script>alert(1)</script>", "a & b", output="<b>", status="passed")
     page = html.render(EvalReport([result]))
