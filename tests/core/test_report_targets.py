@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import stat
@@ -137,3 +138,35 @@ def test_the_writer_itself_refuses_a_directory_and_leaves_it_alone(tmp_path: Pat
     with pytest.raises(OSError, match="a directory; give the path of a file to write"):
         write_atomic(tmp_path / "adir", "{}")
     assert (tmp_path / "adir").is_dir()
+
+
+def test_a_large_report_is_handed_to_the_disk_range_by_range_and_written_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_eval._report import files
+
+    advised: list[tuple[int, int]] = []
+    monkeypatch.setattr(files, "_WRITEBACK", 10)
+    monkeypatch.setattr(files, "_start_writeback", lambda fd, offset, length: advised.append((offset, length)))
+    parts = [bytes([65 + n]) * (3 + n) for n in range(12)]
+    files.write_atomic(tmp_path / "r.json", iter(parts))
+    assert (tmp_path / "r.json").read_bytes() == b"".join(parts)
+    # ranges one after another from the start, each of at least _WRITEBACK bytes, none past the end
+    assert advised and advised[0][0] == 0
+    assert all(offset + length == after for (offset, length), (after, _) in itertools.pairwise(advised))
+    assert all(length >= 10 for _, length in advised)
+    assert advised[-1][0] + advised[-1][1] <= len(b"".join(parts))
+
+
+def test_a_report_is_written_whole_with_the_system_s_write_back_advice_or_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_eval._report import files
+
+    monkeypatch.setattr(files, "_WRITEBACK", 10)
+    parts = [b"x" * 7, "é".encode()] * 9
+    files.write_atomic(tmp_path / "r.json", iter(parts))
+    assert (tmp_path / "r.json").read_bytes() == b"".join(parts)
+    monkeypatch.delattr(os, "posix_fadvise", raising=False)
+    files.write_atomic(tmp_path / "r.json", iter(parts[::-1]))
+    assert (tmp_path / "r.json").read_bytes() == b"".join(parts[::-1])

@@ -9,12 +9,14 @@ way (encode whole documents, make every text of the page to show), on generated 
 from __future__ import annotations
 
 import json
+import math
 import os
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
+import attrs
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -155,6 +157,28 @@ def _assert_same_document(joined: bytes, whole: dict[str, Any], indent: bool) ->
         assert joined == reference
 
 
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False), TEXT),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(TEXT, inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+@PROFILE
+@given(st.lists(JSON_VALUES, max_size=6), st.dictionaries(TEXT, JSON_VALUES, min_size=1, max_size=3))
+def test_an_indented_document_is_orjson_s_indentation_of_it_in_batches_of_any_size(
+    items: list[Any], head: dict[str, Any]
+) -> None:
+    pieces = [orjson.dumps(jsonable(item)) for item in items]
+    head = {key: value for key, value in jsonable(head).items() if key != "cases"} or {"n": 1}
+    expected = orjson.dumps({**head, "cases": [orjson.loads(piece) for piece in pieces]}, option=orjson.OPT_INDENT_2)
+    # one item a batch, a few, all in one; the items may also come joined in batches of their own
+    for size in (1, 2 * max(map(len, pieces), default=1), 1 << 20):
+        with mock.patch("agent_eval._json._BATCH", size):
+            assert b"".join(document(head, "cases", pieces, indent=True)) == expected
+            assert b"".join(document(head, "cases", batches(pieces), indent=True)) == expected
+
+
 def test_a_report_with_an_int_orjson_refuses_is_still_one_document_of_the_same_values() -> None:
     result = EvalResult("big", 2**80, output=-(2**70), status="passed", metadata={"n": 2**65})
     report = EvalReport([result, EvalResult("small", 1, output=1.5e16, status="failed")], metadata={"m": 2**64})
@@ -207,6 +231,31 @@ def test_a_plain_case_goes_to_the_page_as_its_own_json() -> None:
     for hostile in ("\x1b[2J", "x\u202ey", "a\nb", "z" * 20_001, "\x7f", 'say "hi"'):
         other = EvalResult("case 1", "question 1", output=hostile, status="passed")
         assert html._case_piece(other) is not case_json(other)
+
+
+@PROFILE
+@given(st.data())
+def test_the_page_s_cases_looked_at_in_batches_are_each_as_it_is_made_to_show(data: st.DataObject) -> None:
+    cases = [
+        plain_results(data) if data.draw(st.booleans()) else results(data) for _ in range(data.draw(st.integers(0, 5)))
+    ]
+    each = b",".join(html._case_piece(result) for result in cases)
+    for size in (1, 2, 1000):
+        with mock.patch("agent_eval._report.html._CASES", size):
+            assert b",".join(html._case_pieces(cases)) == each
+
+
+def test_a_batch_of_plain_cases_goes_to_the_page_as_their_own_json_joined() -> None:
+    cases = [EvalResult(f"case {n}", f"question {n}", output="é", status="passed", score=1.0) for n in range(3)]
+    with mock.patch("agent_eval._report.html._case_piece", side_effect=html._case_piece) as each:
+        assert list(html._case_pieces(cases)) == [b",".join(case_json(result) for result in cases)]
+        assert not each.called
+        for hostile in ("\x1b[2J", "x\u202ey", "a\nb", "z" * 20_001, "\x7f", 'say "hi"'):
+            other = [*cases, EvalResult("case 3", "question 3", output=hostile, status="passed")]
+            each.reset_mock()
+            joined = b",".join(html._case_pieces(other))
+            assert each.call_count == len(other), hostile
+            assert joined == b",".join(map(html._case_piece, other))
 
 
 def test_the_page_data_escapes_what_could_end_its_script_element() -> None:
@@ -286,3 +335,105 @@ def test_junit_written_in_batches_is_the_document_rendered(tmp_path: Path, batch
     with mock.patch("agent_eval._report.junit._BATCH", batch):
         junit.write(report, tmp_path / "r.xml")
     assert (tmp_path / "r.xml").read_text(encoding="utf-8") == junit.render(report)
+
+
+# --- JUnit: plain passed cases made in one go -------------------------------------------------------------
+
+#: Texts that need no escaping, and each kind that does: markup, quotes, controls, surrogates, the cap's edge.
+JUNIT_TEXTS = [
+    *("case 1", "question 1", "the answer", "", " ", "é日本", "\U0001f600", "%s {} \\", "'single'"),
+    *("]]>", "<b>bold</b>", "a & b", "&amp;", 'say "hi"', "x > y", "\x00", "\x1b[31m", "bell\x07"),
+    *("line\nbreak", "tab\t", "cr\r", "\x85", "\x7f", "\u2028", "\u202e", "\ufffe", "\ud800", "\udc00\ud800"),
+    *("x" * 20_000, "y" * 19_990, "z" * 20_001),
+]
+JUNIT_TEXT = st.one_of(st.text(max_size=12), st.sampled_from(JUNIT_TEXTS))
+#: Scores of any size a run's statistics can add up (their squares stay finite), and those that are no number.
+SCORES = st.one_of(st.floats(-1e150, 1e150), st.sampled_from([-0.0, math.nan, math.inf, -math.inf]))
+DURATIONS = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, -0.0, 1e-320, 0.017, 0.3999999, 0.4, 0.49999, 0.5, 62.5, 499.5, 1e300]),
+    st.integers(-10, 10**12),
+)
+
+
+def plain_results(data: st.DataObject) -> EvalResult:
+    """Results most of which are passed cases with only texts and a score (the JUnit writer's plain ones)."""
+    rare = st.integers(0, 9).map(lambda n: n == 0)
+    return EvalResult(
+        data.draw(JUNIT_TEXT) or "case",
+        data.draw(JUNIT_TEXT if data.draw(st.integers(0, 9)) else VALUES),
+        output=data.draw(JUNIT_TEXT if data.draw(st.integers(0, 9)) else VALUES),
+        expected=data.draw(st.one_of(st.none(), JUNIT_TEXT, VALUES)),
+        status=data.draw(st.sampled_from(["passed"] * 6 + ["failed", "error", "skipped"])),
+        score=data.draw(st.one_of(st.none(), st.just(1.0), SCORES, st.sampled_from([1, 0, True]))),
+        duration_ms=data.draw(DURATIONS),
+        usage=Usage(3, 4) if data.draw(rare) else None,
+        cost_usd=0.25 if data.draw(rare) else None,
+        tool_calls=[ToolCall("t", {})] if data.draw(rare) else (),
+        attempts=[Attempt(0, "passed")] if data.draw(rare) else (),
+    )
+
+
+@PROFILE
+@given(st.data())
+def test_a_plain_testcase_is_the_element_the_general_writer_makes(data: st.DataObject) -> None:
+    from agent_eval._report import junit
+
+    result = plain_results(data)
+    classname = junit._attribute(junit.cell(data.draw(JUNIT_TEXT)))
+    plain = junit._plain_testcase(result, classname)
+    assert plain is None or plain == junit._testcase(result, classname)
+
+
+@PROFILE
+@given(st.data())
+def test_junit_of_plain_cases_is_what_element_tree_wrote(data: st.DataObject) -> None:
+    from agent_eval._report import junit
+
+    cases = [plain_results(data) for _ in range(data.draw(st.integers(0, 4)))]
+    report = EvalReport(cases, name=data.draw(st.one_of(st.none(), JUNIT_TEXT)))
+    assert junit.render(report) == _element_tree_junit(report)
+
+
+def test_a_plain_passed_case_is_made_in_one_go_and_any_other_is_not() -> None:
+    from agent_eval._report import junit
+
+    plain = EvalResult("case 1", "question 1", output="the answer", expected="answer", status="passed", score=0.5)
+    assert junit._plain_testcase(plain, "suite") == junit._testcase(plain, "suite")
+    assert junit._plain_testcase(attrs.evolve(plain, score=None, expected=None, duration_ms=0.2), "suite") is not None
+    others = [
+        *(attrs.evolve(plain, name=name) for name in ("a<b", "a&b", 'say "hi"', "x>y", "tab\t", "\ud800", "\x1b")),
+        *(attrs.evolve(plain, output=text) for text in ("]]>", "a\nb", "\u202e", "x" * 20_000)),
+        attrs.evolve(plain, input={"q": 1}),
+        attrs.evolve(plain, expected=["answer"]),
+        attrs.evolve(plain, status="failed"),
+        attrs.evolve(plain, score=1),
+        attrs.evolve(plain, usage=Usage(1, 2)),
+        attrs.evolve(plain, cost_usd=0.1),
+        attrs.evolve(plain, tool_calls=[ToolCall("t", {})]),
+        attrs.evolve(plain, attempts=[Attempt(0, "passed")]),
+    ]
+    for other in others:
+        assert junit._plain_testcase(other, "suite") is None, other
+
+
+@pytest.mark.parametrize("field", ["name", "input", "output", "expected"])
+def test_each_hostile_text_is_written_as_the_general_writer_writes_it(field: str) -> None:
+    from agent_eval._report import junit
+
+    plain = EvalResult("case 1", "question 1", output="the answer", expected="answer", status="passed", score=1.0)
+    for text in JUNIT_TEXTS:
+        result = attrs.evolve(plain, **{field: text})
+        assert junit._plain_testcase(result, "suite") in (None, junit._testcase(result, "suite")), text
+
+
+def test_each_time_and_score_is_written_as_the_general_writer_writes_it() -> None:
+    from agent_eval._report import junit
+
+    plain = EvalResult("case 1", "question 1", output="the answer", status="passed")
+    durations = [0.0, -0.0, 1e-320, 0.017, 0.3999999, 0.4, 0.49999, 0.5, 0.5000001, 62.5, 499.5, math.nan, math.inf]
+    scores = [None, 1.0, 0.0, -0.0, 0.5, 1 / 3, 123456.789, 1e-7, math.nan, math.inf, -math.inf, 1, 0, True]
+    for duration in [*durations, *(-value for value in durations), 7, -3]:
+        for score in scores:
+            result = attrs.evolve(plain, duration_ms=duration, score=score)
+            assert junit._plain_testcase(result, "suite") in (None, junit._testcase(result, "suite")), result

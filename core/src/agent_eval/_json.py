@@ -63,16 +63,22 @@ def batches(pieces: Iterable[bytes], separator: bytes = b",") -> Iterator[bytes]
     """``pieces`` (compact JSON) joined by ``separator`` into batches of about a MiB: for :func:`document`,
     which writes a batch as it writes its pieces one by one, and a writer that then handles a few hundred
     parts instead of two for each case (``separator=b""``: a document's parts, in writes of about a MiB)."""
+    for batch in _gathered(pieces):
+        yield separator.join(batch)
+
+
+def _gathered(pieces: Iterable[bytes]) -> Iterator[list[bytes]]:
+    """``pieces`` in lists of about :data:`_BATCH` bytes (never an empty one)."""
     batch: list[bytes] = []
     size = 0
     for piece in pieces:
         batch.append(piece)
         size += len(piece)
         if size >= _BATCH:
-            yield separator.join(batch)
+            yield batch
             batch, size = [], 0
     if batch:
-        yield separator.join(batch)
+        yield batch
 
 
 def document(head: Mapping[str, Any], key: str, pieces: Iterable[bytes], *, indent: bool = False) -> Iterator[bytes]:
@@ -107,12 +113,20 @@ def _indented_items(pieces: Iterable[bytes]) -> Iterator[bytes]:
     import msgspec
 
     first = True
-    for batch in batches(pieces):
-        # "[\n  {...},\n  {...}\n]": the items at the depth of a list's; in the document they are one
-        # level deeper (a list under a key of the top object), and JSON text holds newlines only between
-        # its tokens
-        listed = msgspec.json.format(b"[" + batch + b"]", indent=2)
-        items = listed[1 : -len(b"\n]")].replace(b"\n", b"\n  ")
-        yield items if first else b"," + items
+    for batch in _gathered(pieces):
+        opening, cut = _FIRST_ITEMS if first else _LATER_ITEMS
+        # the batch as the list under a key of an object, as the items are in the document: msgspec
+        # indents them at their depth there (JSON text holds newlines only between its tokens, so it is
+        # the same as indenting each case on its own), and what is around them is cut off; after the
+        # first batch a 0 goes before the items, so that what is kept starts with the comma after it
+        batch[0] = opening + batch[0]
+        batch[-1] += b"]}"
+        yield msgspec.json.format(b",".join(batch), indent=2)[cut : -len(b"\n  ]\n}")]
         first = False
     yield b"]\n}" if first else b"\n  ]\n}"
+
+
+#: What goes before a batch of an indented document's items (the first, the others), and how much of
+#: the indented text is before them.
+_FIRST_ITEMS = (b'{"":[', len(b'{\n  "": ['))
+_LATER_ITEMS = (b'{"":[0,', len(b'{\n  "": [\n    0'))

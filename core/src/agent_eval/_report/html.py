@@ -17,7 +17,8 @@ import base64
 import functools
 import hashlib
 import json
-from collections.abc import Iterator
+import operator
+from collections.abc import Iterator, Sequence
 from html import escape
 from importlib import resources
 from pathlib import Path
@@ -90,8 +91,7 @@ def parts(report: EvalReport) -> Iterator[bytes]:
         '<script type="application/json" id="report-data">',
     ]
     yield "\n".join(head).encode("utf-8")
-    pieces = batches(_case_piece(case) for case in report.cases)
-    for part in document(_record(report.summary_dict()), "cases", pieces):
+    for part in document(_record(report.summary_dict()), "cases", _case_pieces(report.cases)):
         yield _safe(part)
     yield "\n".join(["</script>", f"<script>{script}</script>", "</body>", "</html>", ""]).encode("utf-8")
 
@@ -123,6 +123,39 @@ def page_data(report: EvalReport) -> dict[str, Any]:
     pieces = (_case_piece(case) for case in report.cases)
     data: dict[str, Any] = loads(b"".join(document(_record(report.summary_dict()), "cases", pieces)))
     return data
+
+
+def _case_pieces(cases: Sequence[EvalResult]) -> Iterator[bytes]:
+    """The cases' data for the page, as :func:`_case_piece` makes each, in batches joined by commas.
+
+    A batch of :data:`_CASES` cases none of which needs anything made to show (most batches of a large
+    run) is looked at once, its JSON joined: the same test as :func:`_case_piece`'s, made on all of it.
+    """
+    for start in range(0, len(cases), _CASES):
+        batch = cases[start : start + _CASES]
+        bodies = list(map(case_json, batch))
+        joined = b",".join(bodies)
+        if _shown_as_they_are(batch, bodies, joined):
+            yield joined
+        else:
+            yield from batches(_case_piece(result) for result in batch)
+
+
+#: Cases looked at together by :func:`_case_pieces`.
+_CASES = 1000
+
+
+def _shown_as_they_are(batch: Sequence[EvalResult], bodies: list[bytes], joined: bytes) -> bool:
+    """True when :func:`_case_piece` would give each case of ``batch`` its own JSON (``bodies``, whose
+    ``joined`` text is printable, without an escape, when each is)."""
+    if max(map(len, bodies)) > _SHORT or b"\\" in joined:
+        return False
+    if any(map(_TOOL_CALLS, batch)) or any(map(_ATTEMPTS, batch)):
+        return False
+    return b"\x7f" not in joined if joined.isascii() else joined.decode("utf-8").isprintable()
+
+
+_TOOL_CALLS, _ATTEMPTS = operator.attrgetter("tool_calls"), operator.attrgetter("attempts")
 
 
 def _case_piece(result: EvalResult) -> bytes:
@@ -325,7 +358,7 @@ def _controls(report: EvalReport) -> str:
             f'<button type="button" data-status="{status}" aria-pressed="false">{_LABELS[status]}'
             f'<span class="count">{count}</span></button>'
         )
-    flaky = sum(1 for result in report.cases if result.attempts and result.flaky)
+    flaky = sum(1 for result in filter(_ATTEMPTS, report.cases) if result.flaky)
     if flaky:
         buttons.append(
             '<button type="button" data-status="flaky" aria-pressed="false">Flaky'

@@ -12,7 +12,7 @@ from agent_eval._model import Attempt, EvalReport, EvalResult
 from agent_eval._report.console import format_score
 from agent_eval._report.files import write_atomic
 from agent_eval._report.steps import calls_count, steps_text
-from agent_eval._text import block, capped, cell, plural, text_of, visible
+from agent_eval._text import DISPLAY_LIMIT, block, capped, cell, plural, text_of, visible
 
 #: Longest ``message`` attribute; the full text goes in the element's body.
 MESSAGE_LIMIT = 1000
@@ -20,21 +20,11 @@ MESSAGE_LIMIT = 1000
 
 def write(report: EvalReport, path: str | Path) -> None:
     """Write the report as JUnit XML, atomically, a batch of cases at a time."""
-    write_atomic(path, _encoded(_parts(report)))
+    write_atomic(path, (part.encode("utf-8") for part in _parts(report)))
 
 
-#: Parts of the document joined and encoded together: one encode and one write a batch, not a case.
+#: Cases whose elements are joined, encoded and written together: one write a batch, not a case.
 _BATCH = 1000
-
-
-def _encoded(parts: Iterator[str]) -> Iterator[bytes]:
-    batch: list[str] = []
-    for part in parts:
-        batch.append(part)
-        if len(batch) >= _BATCH:
-            yield "".join(batch).encode("utf-8")
-            batch = []
-    yield "".join(batch).encode("utf-8")
 
 
 def render(report: EvalReport) -> str:
@@ -43,7 +33,8 @@ def render(report: EvalReport) -> str:
 
 
 def _parts(report: EvalReport) -> Iterator[str]:
-    """The document in parts, one per case: written as ElementTree writes it, indented two spaces a level.
+    """The document in parts, one per :data:`_BATCH` cases: written as ElementTree writes it, indented two
+    spaces a level.
 
     It is made as text (each value escaped as ElementTree escapes it) rather than as a tree of elements:
     a report of 100,000 cases would make a million elements to write once.
@@ -63,11 +54,59 @@ def _parts(report: EvalReport) -> Iterator[str]:
     ]
     yield "".join(head)
     classname = _attribute(cell(suite_name))  # the same for every case: escaped once
-    for result in report.cases:
-        yield _testcase(result, classname)
+    cases = report.cases
+    for start in range(0, len(cases), _BATCH):
+        yield "".join(
+            [
+                _plain_testcase(result, classname) or _testcase(result, classname)
+                for result in cases[start : start + _BATCH]
+            ]
+        )
     if report.interrupted:
         yield f"    <system-out>{_text(_interrupted_note(report))}</system-out>\n"
     yield "  </testsuite>\n</testsuites>\n"
+
+
+def _plain_testcase(result: EvalResult, classname: str) -> str | None:
+    """:func:`_testcase` of a passed case that has only its texts and a score to show, made in one go; None
+    for any other case.
+
+    Its name, input, output and expected answer are strings, printable (no control character, line break
+    or lone surrogate to show as an escape), together no longer than the cap of one text, with nothing to
+    escape in XML: each goes in as it is. Most cases of a large run are such.
+    """
+    if result.status != "passed" or result.tool_calls or result.attempts:
+        return None
+    if result.usage is not None or result.cost_usd is not None:  # properties to list
+        return None
+    name, given, output, expected = result.name, result.input, result.output, result.expected
+    if type(name) is not str or type(given) is not str or type(output) is not str:
+        return None
+    if expected is None:
+        texts, shown = name + given + output, ""
+    elif type(expected) is str:
+        texts, shown = name + given + output + expected, f"\n\nexpected:\n{expected}"
+    else:
+        return None
+    if len(texts) > DISPLAY_LIMIT or not texts.isprintable() or _needs_escaping(texts):
+        return None
+    score = result.score
+    if score is not None:
+        if type(score) is not float:
+            return None
+        shown += "\n\nscore: 1" if score == 1.0 else f"\n\nscore: {score:.4g}"
+    ms = result.duration_ms
+    # most cases of an instant agent: what the format gives, without formatting (-0.0 is not among them)
+    seconds = "0.000" if type(ms) is float and 0.0 < ms < 0.4 else _seconds(ms)
+    return (
+        f'    <testcase name="{name}" classname="{classname}" time="{seconds}">\n'
+        f"      <system-out>input:\n{given}\n\noutput:\n{output}{shown}</system-out>\n    </testcase>\n"
+    )
+
+
+def _needs_escaping(text: str) -> bool:
+    """True when a printable text holds a character XML escapes, in an attribute or as character data."""
+    return "&" in text or "<" in text or ">" in text or '"' in text
 
 
 def _testcase(result: EvalResult, classname: str) -> str:
