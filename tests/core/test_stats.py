@@ -16,6 +16,8 @@ import krippendorff
 import numpy as np
 import pytest
 import statsmodels.api as sm
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.contingency_tables import mcnemar
@@ -643,3 +645,24 @@ def test_krippendorff_alpha_matches_the_definition_and_the_krippendorff_package(
         reliability = np.array([[np.nan if v is None else v for v in row] for row in matrix], dtype=float)
         package = krippendorff.alpha(reliability_data=reliability, level_of_measurement="nominal")
         assert close(ours, float(package), abs_=1e-9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=8))
+def test_the_estimates_take_any_finite_values_even_past_what_their_squares_hold(values: list[float]) -> None:
+    estimate = stats.mean_estimate(values)
+    assert estimate is not None
+    assert math.isfinite(estimate.value) or any(abs(v) > 1e307 for v in values)
+    assert stats.clustered_mean_estimate([values, values[:1]]) is not None
+
+
+def test_a_report_whose_scores_pass_what_a_square_holds_is_written_in_every_format(tmp_path: Path) -> None:
+    from agent_eval._model import EvalReport, EvalResult
+    from agent_eval._report import html, json, junit, markdown
+
+    scores = (1.9e154, 1e308, 1e308)
+    cases = [EvalResult(f"c{i}", "q", output="a", status="passed", score=score) for i, score in enumerate(scores)]
+    report = EvalReport(cases, name="huge")
+    for module, name in ((json, "r.json"), (junit, "r.xml"), (html, "r.html"), (markdown, "r.md")):
+        module.write(report, tmp_path / name)
+        assert (tmp_path / name).stat().st_size > 0

@@ -338,7 +338,17 @@ def _estimate(value: float, se: float | None, z: float, bounds: tuple[float, flo
 
 
 def _sum_of_squares(values: Sequence[float], centre: float) -> float:
-    return math.fsum((v - centre) ** 2 for v in values)
+    return _fsum((v - centre) * (v - centre) for v in values)  # `** 2` raises past the largest float
+
+
+def _fsum(values: Iterable[float]) -> float:
+    """``math.fsum``, or where its partial sums pass the largest float (it raises then), the plain sum:
+    infinite, as the exact sum would be as a float."""
+    values = list(values)
+    try:
+        return math.fsum(values)
+    except OverflowError:
+        return sum(values, 0.0)
 
 
 def mean_estimate(
@@ -355,7 +365,7 @@ def mean_estimate(
     n = len(values)
     if n == 0:
         return None
-    mean = math.fsum(values) / n
+    mean = _fsum(values) / n
     se = math.sqrt(_sum_of_squares(values, mean) / (n - 1) / n) if n > 1 else None
     return _estimate(mean, se, z, bounds)
 
@@ -383,9 +393,9 @@ def clustered_mean_estimate(
     total = sum(len(cluster) for cluster in clusters)
     if total == 0:
         return None
-    mean = math.fsum(math.fsum(cluster) for cluster in clusters) / total
-    residual_sums = [math.fsum(v - mean for v in cluster) for cluster in clusters if cluster]
-    se = math.sqrt(math.fsum(s * s for s in residual_sums)) / total if len(residual_sums) > 1 else None
+    mean = _fsum(_fsum(cluster) for cluster in clusters) / total
+    residual_sums = [_fsum(v - mean for v in cluster) for cluster in clusters if cluster]
+    se = math.sqrt(_fsum(s * s for s in residual_sums)) / total if len(residual_sums) > 1 else None
     return _estimate(mean, se, z, bounds)
 
 
@@ -433,7 +443,7 @@ def _mean_by_k(outcomes: Sequence[Sequence[bool]], estimator: _PassEstimator) ->
         return {}
     counts = [(len(attempts), sum(1 for a in attempts if a)) for attempts in outcomes]
     most = min(n for n, _ in counts)
-    return {k: math.fsum(estimator(n, c, k=k) for n, c in counts) / len(counts) for k in range(1, most + 1)}
+    return {k: _fsum(estimator(n, c, k=k) for n, c in counts) / len(counts) for k in range(1, most + 1)}
 
 
 def mean_pass_at_k(outcomes: Sequence[Sequence[bool]]) -> dict[int, float]:
@@ -489,8 +499,8 @@ def _all_equal(values: Sequence[float]) -> bool:
 def _pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
     if len(x) < 2 or _all_equal(x) or _all_equal(y):
         return None
-    mx, my = math.fsum(x) / len(x), math.fsum(y) / len(y)
-    sxy = math.fsum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
+    mx, my = _fsum(x) / len(x), _fsum(y) / len(y)
+    sxy = _fsum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
     r = sxy / math.sqrt(_sum_of_squares(x, mx) * _sum_of_squares(y, my))
     return min(1.0, max(-1.0, r))
 
@@ -521,7 +531,7 @@ def paired_comparison(
     if n == 0:
         return None
     diffs = [h - b for b, h in zip(base, head, strict=True)]
-    diff = math.fsum(diffs) / n
+    diff = _fsum(diffs) / n
     if n == 1:
         return PairedComparison(n, diff)
     if _all_equal(diffs):
@@ -555,14 +565,14 @@ def case_variance(outcomes: Sequence[Sequence[float]]) -> CaseVariance | None:
     cases = [attempts for attempts in outcomes if attempts]
     if len(cases) < 2:
         return None
-    means = [math.fsum(attempts) / len(attempts) for attempts in cases]
-    grand = math.fsum(means) / len(means)
+    means = [_fsum(attempts) / len(attempts) for attempts in cases]
+    grand = _fsum(means) / len(means)
     spread = _sum_of_squares(means, grand) / (len(means) - 1)
     degrees = sum(len(attempts) - 1 for attempts in cases)
     if degrees == 0:
         return CaseVariance(spread)
-    within = math.fsum(_sum_of_squares(a, m) for a, m in zip(cases, means, strict=True)) / degrees
-    between = spread - within * math.fsum(1.0 / len(attempts) for attempts in cases) / len(cases)
+    within = _fsum(_sum_of_squares(a, m) for a, m in zip(cases, means, strict=True)) / degrees
+    between = spread - within * _fsum(1.0 / len(attempts) for attempts in cases) / len(cases)
     return CaseVariance(max(0.0, between), within)
 
 
@@ -695,8 +705,8 @@ def _kappa(confusion: Confusion) -> tuple[float, float] | None:
     kappa = (n * (table[0][0] + table[1][1]) - expected) / (n * n - expected)
     p = [[cell / n for cell in row] for row in table]
     pr, pc, pe = [r / n for r in rows], [c / n for c in cols], expected / (n * n)
-    diagonal = math.fsum(p[i][i] * (1.0 - (pr[i] + pc[i]) * (1.0 - kappa)) ** 2 for i in range(2))
-    off = (1.0 - kappa) ** 2 * math.fsum(p[i][1 - i] * (pc[i] + pr[1 - i]) ** 2 for i in range(2))
+    diagonal = _fsum(p[i][i] * (1.0 - (pr[i] + pc[i]) * (1.0 - kappa)) ** 2 for i in range(2))
+    off = (1.0 - kappa) ** 2 * _fsum(p[i][1 - i] * (pc[i] + pr[1 - i]) ** 2 for i in range(2))
     variance = (diagonal + off - (kappa - pe * (1.0 - kappa)) ** 2) / (n * (1.0 - pe) ** 2)
     return kappa, math.sqrt(max(0.0, variance))
 
