@@ -22,7 +22,7 @@ from agent_eval import SuiteError, load_suite
 from agent_eval import _sourcemap as sourcemap
 from agent_eval import _suite as suite_module
 from agent_eval._calling import callable_name
-from agent_eval._model import PLAIN_CASE_FIELDS, Case, plain_case
+from agent_eval._model import PLAIN_CASE_FIELDS, Case, plain_cases
 from agent_eval._sourcemap import UNSURE, json_lines, load_json
 
 settings.register_profile(
@@ -139,6 +139,26 @@ def test_a_cases_file_named_by_a_suite_loads_the_same_with_and_without_the_quick
     assert _loaded(path, quick=True) == _loaded(path, quick=False)
 
 
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["a", "b", "c", "d", "e", "d"],  # twice in one chunk
+        ["a", "b", "c", "d", "a", "f"],  # again in a later chunk
+        ["a", "b", "c", "a", "b", "c"],
+        ["a", "b", "c", "d", "e", "f", "g", "h", "i", "g"],
+        ["a", "b", " ", "d", "e", "f"],
+    ],
+)
+def test_plain_chunks_with_a_name_twice_load_the_same_with_and_without_the_quick_way(
+    tmp_path: Path, names: list[str]
+) -> None:
+    path = tmp_path / "suite.jsonl"
+    entries = [{"contains": "answer"}]
+    lines = [json.dumps({"name": name, "input": f"q {name}", "evaluators": entries}) for name in names]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert _loaded(path, quick=True) == _loaded(path, quick=False)
+
+
 def test_plain_lines_are_read_the_quick_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "suite.jsonl"
     lines = [{"name": f"case {i}", "input": f"q {i}", "evaluators": [{"contains": "answer"}]} for i in range(50)]
@@ -162,20 +182,29 @@ def test_a_duplicate_of_a_name_read_the_quick_way_names_where_it_first_was(tmp_p
     ]
 
 
-def test_a_plain_case_is_the_case_its_fields_make() -> None:
+def test_plain_cases_are_the_cases_their_columns_make() -> None:
     assert PLAIN_CASE_FIELDS == tuple(field.name for field in attrs.fields(Case))  # a new field: set it there too
-    values: dict[str, Any] = {
-        "expected": "e",
-        "evaluators": (len,),
-        "metadata": {"k": 1},
-        "location": "s.jsonl:3",
-        "fingerprint": "ab",
-        "weights": (2.0,),
-        "threshold": 0.5,
+    shared: dict[str, Any] = {"evaluators": (len,), "weights": (2.0,), "threshold": 0.5}
+    columns: dict[str, Any] = {
+        "expected": ["e", None],
+        "metadata": [{"k": 1}, {}],
+        "locations": ["s.jsonl:3", "s.jsonl:4"],
+        "fingerprints": ["ab", "cd"],
     }
-    made = plain_case("n", {"i": 1}, **values)
-    assert made == Case("n", {"i": 1}, **values)
-    assert repr(made) == repr(Case("n", {"i": 1}, **values))
+    made = plain_cases(["n", "m"], [{"i": 1}, "x"], **columns, **shared)
+    for at, (name, value) in enumerate([("n", {"i": 1}), ("m", "x")]):
+        each = {key: values[at] for key, values in columns.items()}
+        case = Case(
+            name,
+            value,
+            expected=each["expected"],
+            metadata=each["metadata"],
+            location=each["locations"],
+            fingerprint=each["fingerprints"],
+            **shared,
+        )
+        assert made[at] == case
+        assert repr(made[at]) == repr(case)
 
 
 LINE_TEXTS = st.sampled_from(

@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from agent_eval._errors import FileReadError, SuiteError
-from agent_eval._files import MAX_BYTES, display, read_text_file
+from agent_eval._files import MAX_BYTES, decode_text, display, read_file_bytes
 from agent_eval._sourcemap import (
-    UNSURE,
+    LineChunk,
+    LinesScreen,
     Path_,
     Position,
     SourceError,
@@ -166,9 +167,14 @@ def open_sources(path: Path, *, origin: str | None = None) -> list[Source] | Lin
     """As :func:`parse`, but a JSONL file is read line by line as its :class:`Lines` are iterated."""
     note = f" (from {origin})" if origin else ""
     try:
-        text, kind = _read(path)
+        data, kind = _read(path)
+        text = decode_text(data, path)
     except FileReadError as error:
         raise SuiteError([f"{error}{note}"]) from None
+    screen = LinesScreen(data) if kind == "jsonl" else None
+    del data  # the text is what is read from here on
+    if screen is not None:
+        return Lines(path, text, origin, screen)
     if kind == "csv":
         if origin is None:
             message = f"{path}: a CSV file holds cases, not a suite; name it in a suite file: `cases: {path.name}`"
@@ -178,19 +184,18 @@ def open_sources(path: Path, *, origin: str | None = None) -> list[Source] | Lin
         if kind == "yaml":
             data, positions = load_yaml(text)
             return [Source(path, data, positions, text, origin)]
-        if kind == "json":
-            return [Source(path, load_json(text), None, text, origin)]
+        return [Source(path, load_json(text), None, text, origin)]
     except SourceError as error:
         raise SuiteError([f"{path}:{error.line}:{error.column}: {error.message}{note}"]) from None
-    return Lines(path, text, origin)
 
 
-def _read(path: Path) -> tuple[str, str]:
+def _read(path: Path) -> tuple[bytes, str]:
+    """The bytes of a suite or cases file (bounded as :func:`read_text_file` bounds them), and its kind."""
     kind = FORMATS.get(path.suffix.lower())
     if kind is None:
         problem = f"unknown suite file type {path.suffix!r}; use .yaml, .yml, .json or .jsonl"
         raise FileReadError(display(str(path)), problem)
-    return read_text_file(path, limit=MAX_BYTES), kind
+    return read_file_bytes(path, limit=MAX_BYTES), kind
 
 
 class Lines:
@@ -202,34 +207,32 @@ class Lines:
     says where a problem is.
     """
 
-    def __init__(self, path: Path, text: str, origin: str | None) -> None:
+    def __init__(self, path: Path, text: str, origin: str | None, screen: LinesScreen | None = None) -> None:
         self.path = path
         self.origin = origin
         self.problems: list[str] = []
         self._text = text
         self._lines = text.split("\n")
+        #: What the text holds that orjson reads otherwise (made from the file's bytes, when at hand).
+        self._screen = LinesScreen(text.encode("utf-8", "surrogatepass")) if screen is None else screen
 
     def __iter__(self) -> Iterator[tuple[int, str, Any]]:
-        for chunk, _ in self.chunks():
-            yield from chunk
+        for chunk in self.chunks():
+            yield from zip(*chunk[:3], strict=True)
 
-    def chunks(self) -> Iterator[tuple[list[tuple[int, str, Any]], set[int]]]:
-        """The lines a chunk at a time, each with its number, its text and its value, and the numbers of
-        the lines orjson did not read (the values of the others hold no NaN, no infinity and no integer
-        beyond 64 bits)."""
+    def chunks(self) -> Iterator[LineChunk]:
+        """The lines a chunk at a time, each with its number, its text and its value; the values of
+        the lines orjson did not read (at the chunk's ``precise``) are :func:`load_json`'s, and those of
+        the others hold no NaN, no infinity and no integer beyond 64 bits."""
         note = f" (from {self.origin})" if self.origin else ""
-        for chunk in json_line_chunks(self._text, self._lines):
-            precise: set[int] = set()
-            for at, (number, line, value) in enumerate(chunk):
-                if value is not UNSURE:
-                    continue
-                precise.add(number)
+        for chunk in json_line_chunks(self._text, self._lines, self._screen):
+            for at in chunk.precise:
                 try:
-                    chunk[at] = (number, line, load_json(line))
+                    chunk.values[at] = load_json(chunk.lines[at])
                 except SourceError as error:
-                    self.problems.append(f"{self.path}:{number}:{error.column}: {error.message}{note}")
+                    self.problems.append(f"{self.path}:{chunk.numbers[at]}:{error.column}: {error.message}{note}")
             if not self.problems:
-                yield chunk, precise
+                yield chunk
 
     def source(self, number: int, line: str, data: Any) -> LineSource:
         """Line ``number`` (its text, and its value) as a source."""

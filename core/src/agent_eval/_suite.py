@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable, Sequence
 from hashlib import blake2b
+from itertools import chain, repeat
+from operator import is_
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -20,10 +23,10 @@ from agent_eval._cases import CASE_KEYS, Cases, Checker, metadata_problem
 from agent_eval._entries import EntryReader
 from agent_eval._errors import SuiteError, did_you_mean
 from agent_eval._grading import threshold_problem
-from agent_eval._model import Case, plain_case
+from agent_eval._model import Case, plain_cases
 from agent_eval._paths import relative_to
 from agent_eval._plugins import Registry, get_registry
-from agent_eval._sourcemap import KEY
+from agent_eval._sourcemap import KEY, LineChunk
 from agent_eval._sources import Lines, Place, Source, open_sources, position_key
 from agent_eval._text import kind_of, short_repr
 
@@ -223,6 +226,58 @@ _PLAIN_KEYS = _CASE_KEYS - {"evaluator"}
 #: Whether plain lines of a JSON Lines file are read by :meth:`_CaseReader._chunk` (tests turn it off to
 #: compare with :meth:`_CaseReader.read`).
 QUICK_LINES = True
+_DICT = {dict}
+_TEXT = {str}
+_METADATA_TYPES = frozenset((type(None), dict))
+
+
+def _text_names(values: list[Any]) -> list[str] | None:
+    """The name of each line (``values``) when all are mappings whose names are text, not blank; else None."""
+    if set(map(type, values)) != _DICT:
+        return None
+    names: list[Any] = list(map(dict.get, values, repeat("name")))
+    if set(map(type, names)) != _TEXT or not all(map(str.strip, names)):
+        return None
+    return names
+
+
+def _new(names: list[str], seen: dict[str, Any]) -> bool:
+    """True when no name is in ``seen`` or twice in ``names``."""
+    unique = set(names)
+    return len(unique) == len(names) and seen.keys().isdisjoint(unique)
+
+
+def _claim(names: list[str], numbers: Sequence[int], seen: dict[str, Any]) -> bool:
+    """Note each name in ``seen`` as first seen on its line, when none is there yet or twice in ``names``
+    (one look at each name, where :func:`_new` and noting them take two); else note none."""
+    count = len(seen)
+    stored = list(map(seen.setdefault, names, numbers))
+    if len(seen) == count + len(names):
+        return True
+    for name, first, number in zip(names, stored, numbers, strict=True):
+        if first == number:  # noted here: taken back
+            del seen[name]
+    return False
+
+
+def _plain_shape(data: dict[str, Any]) -> bool:
+    """True when a case's mapping has the keys of a plain line (:meth:`_CaseReader._chunk`), and an input."""
+    return (
+        data.keys() <= _PLAIN_KEYS
+        and "input" in data
+        and type(data.get("metadata")) in _METADATA_TYPES
+        and data.get("threshold") is None
+    )
+
+
+def _plain_shapes(values: list[dict[str, Any]]) -> bool:
+    """:func:`_plain_shape` of every mapping, a column at a time."""
+    return (
+        _PLAIN_KEYS.issuperset(chain.from_iterable(values))
+        and all(map(dict.__contains__, values, repeat("input")))
+        and _METADATA_TYPES.issuperset(map(type, map(dict.get, values, repeat("metadata"))))
+        and all(map(is_, map(dict.get, values, repeat("threshold")), repeat(None)))
+    )
 
 
 class _CaseReader:
@@ -254,63 +309,112 @@ class _CaseReader:
         count = len(self.problems.lines)
         self.checker.line_where = lines.name_where
         cases: list[Case] = []
-        for chunk, precise in lines.chunks():
-            self._chunk(chunk, precise, lines, cases)
+        for chunk in lines.chunks():
+            self._chunk(chunk, lines, cases)
         if lines.problems:  # reading stopped at the first line that is not JSON: only those lines are told
             del self.problems.lines[count:]
             self.problems.lines.extend(lines.problems)
             return []
         return cases
 
-    def _chunk(self, chunk: list[tuple[int, str, Any]], precise: set[int], lines: Lines, cases: list[Case]) -> None:
-        """Read a chunk of lines into ``cases``: plain ones here, the others by :meth:`read`.
+    def _chunk(self, chunk: LineChunk, lines: Lines, cases: list[Case]) -> None:
+        """Read a chunk of lines into ``cases``: the plain ones a run at a time (:meth:`_plain_run`), the
+        others by :meth:`read`.
 
-        A line is plain when :meth:`read` would have nothing to say of it: orjson read it (not one of
-        ``precise``: its values
-        hold no NaN, no integer beyond 64 bits), a mapping of known keys (but ``evaluator``) whose name
-        is text not seen before, with an ``input``, no ``threshold``, metadata that is a mapping if
-        any, and evaluators that a case read before had (known by their JSON text, cheaper to make than
-        their ``repr`` and as telling for such values), none with a ``check_case``. Its case is then
-        the one :meth:`read` makes, made without the places it keeps for its messages.
+        A line is plain when :meth:`read` would have nothing to say of it: orjson read it (it is not
+        one of the chunk's ``precise``: its values hold no NaN, no integer beyond 64 bits), a mapping of
+        known keys (but ``evaluator``) whose name is text not seen before, with an ``input``, no
+        ``threshold``, metadata that is a mapping if any, and evaluators that a case read before had
+        (known by their JSON text, cheaper to make than their ``repr`` and as telling for such values),
+        none with a ``check_case``. Its case is then the one :meth:`read` makes, made without the
+        places it keeps for its messages. Most chunks are plain through and through, and found so a
+        column at a time; a chunk whose names are not all new text, different from each other, is
+        read line by line.
         """
-        seen = self.checker.first_seen
-        known_lists = self._plain_lists if QUICK_LINES else {}  # the lists of this reader's suite
-        location, keys, dumps, text = f"{lines.path}:", _PLAIN_KEYS, orjson.dumps, str
-        for number, line, data in chunk:
-            known = None
-            if type(data) is dict and data.keys() <= keys and (not precise or number not in precise):
-                name, metadata = data.get("name"), data.get("metadata")
-                if (
-                    type(name) is text
-                    and name.strip()
-                    and name not in seen
-                    and "input" in data
-                    and (metadata is None or type(metadata) is dict)
-                    and data.get("threshold") is None
-                ):
-                    known = known_lists.get(dumps(data.get("evaluators")))
-            if known is None or type(name) is not str:
-                case = self.read(Place(lines.source(number, line, data)), len(cases) + self._dropped)
-                if case is None:
-                    self._dropped += 1
-                else:
-                    cases.append(case)
-                continue
-            seen[name] = number
-            given, expected = data["input"], data.get("expected")
-            cases.append(
-                plain_case(
-                    name,
-                    given,
-                    expected=expected,
-                    evaluators=known.evaluators,
-                    metadata=metadata or {},
-                    location=f"{location}{number}",
-                    fingerprint=_digest(name, given, expected, None, known.tail),
-                    weights=known.weights,
-                    threshold=known.threshold,
-                )
-            )
+        values, seen = chunk.values, self.checker.first_seen
+        names = _text_names(values) if QUICK_LINES else None
+        if names is not None:
+            entries = list(map(dict.get, values, repeat("evaluators")))
+            known = None if chunk.precise or not _plain_shapes(values) else self._known_list(entries)
+            if known is not None:
+                if _claim(names, chunk.numbers, seen):
+                    self._plain_run(chunk, names, range(len(values)), known, lines, cases)
+                    return
+            elif _new(names, seen):
+                self._mixed(chunk, names, entries, lines, cases)
+                return
+        for at in range(len(values)):
+            self._line(chunk, at, lines, cases)
+
+    def _known_list(self, entries: list[Any]) -> _PlainList | None:
+        """What the evaluator list of every line gives (see :meth:`_plain_known`), when all lines have
+        the same (found by the JSON text of all, which is the first's as many times)."""
+        first = orjson.dumps(entries[0])
+        known = self._plain_lists.get(first)
+        if known is None or orjson.dumps(entries) != b"[" + b",".join(repeat(first, len(entries))) + b"]":
+            return None
+        return known
+
+    def _mixed(self, chunk: LineChunk, names: list[str], entries: list[Any], lines: Lines, cases: list[Case]) -> None:
+        """Read a chunk of plain lines and others (:meth:`_chunk`) in order, the plain ones a run at a time."""
+        precise = set(chunk.precise)
+        texts = [
+            orjson.dumps(written) if at not in precise and _plain_shape(data) else None
+            for at, (data, written) in enumerate(zip(chunk.values, entries, strict=True))
+        ]
+        known_lists = self._plain_lists
+        start, run = 0, None
+        for at, text in enumerate(texts):
+            known = None if text is None else known_lists.get(text)  # a line read before may have made it known
+            if known is not run:
+                if run is not None:
+                    self._claimed_run(chunk, names, range(start, at), run, lines, cases)
+                start, run = at, known
+            if known is None:
+                self._line(chunk, at, lines, cases)
+        if run is not None:
+            self._claimed_run(chunk, names, range(start, len(texts)), run, lines, cases)
+
+    def _claimed_run(
+        self, chunk: LineChunk, names: list[str], run: range, known: _PlainList, lines: Lines, cases: list[Case]
+    ) -> None:
+        """:meth:`_plain_run`, its names noted as seen first on their lines."""
+        numbers = chunk.numbers[run.start : run.stop]
+        self.checker.first_seen.update(zip(names[run.start : run.stop], numbers, strict=True))
+        self._plain_run(chunk, names, run, known, lines, cases)
+
+    def _plain_run(
+        self, chunk: LineChunk, names: list[str], run: range, known: _PlainList, lines: Lines, cases: list[Case]
+    ) -> None:
+        """The cases of the plain lines of ``chunk`` at ``run``, which share the evaluators ``known`` (their
+        names noted as seen already)."""
+        whole = len(run) == len(chunk.values)
+        values = chunk.values if whole else chunk.values[run.start : run.stop]
+        names = names if whole else names[run.start : run.stop]
+        numbers = chunk.numbers[run.start : run.stop]
+        given = list(map(dict.__getitem__, values, repeat("input")))
+        expected = list(map(dict.get, values, repeat("expected")))
+        made = plain_cases(
+            names,
+            given,
+            expected=expected,
+            evaluators=known.evaluators,
+            metadata=[metadata or {} for metadata in map(dict.get, values, repeat("metadata"))],
+            locations=map(f"{lines.path}:".__add__, map(str, numbers)),
+            fingerprints=_digests(names, given, expected, [None] * len(names), known.tail),
+            weights=known.weights,
+            threshold=known.threshold,
+        )
+        cases.extend(made)
+
+    def _line(self, chunk: LineChunk, at: int, lines: Lines, cases: list[Case]) -> None:
+        """Read the line at ``at`` of ``chunk`` the full way (:meth:`read`)."""
+        source = lines.source(chunk.numbers[at], chunk.lines[at], chunk.values[at])
+        case = self.read(Place(source), len(cases) + self._dropped)
+        if case is None:
+            self._dropped += 1
+        else:
+            cases.append(case)
 
     def read(self, place: Place, index: int) -> Case | None:
         data = place.value
@@ -458,9 +562,20 @@ def _fingerprint(name: str, data: dict[str, Any], entries_text: str, shared_text
 def _digest(name: str, given: Any, expected: Any, evaluator: Any, tail: str) -> str:
     """The fingerprint of a case from its name, input, expected answer and evaluator, and the rest of what
     it holds as :func:`_fingerprint_tail` writes it."""
-    digest = _DIGEST.copy()
-    digest.update(f"({name!r}, {given!r}, {expected!r}, {evaluator!r}{tail}".encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
+    return _digests((name,), (given,), (expected,), (evaluator,), tail)[0]
+
+
+def _digests(
+    names: Iterable[str], given: Iterable[Any], expected: Iterable[Any], evaluators: Iterable[Any], tail: str
+) -> list[str]:
+    """:func:`_digest` of each case (its name, input, expected answer and evaluator) of some sharing ``tail``."""
+    copy = _DIGEST.copy
+    digests = []
+    for name, value, answer, evaluator in zip(names, given, expected, evaluators, strict=True):
+        digest = copy()
+        digest.update(f"({name!r}, {value!r}, {answer!r}, {evaluator!r}{tail}".encode("utf-8", "surrogatepass"))
+        digests.append(digest.hexdigest())
+    return digests
 
 
 #: The digest of fingerprints, copied for each (cheaper than making one).
