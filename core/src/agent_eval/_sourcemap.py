@@ -254,50 +254,49 @@ _NOT_OPENINGS = bytes(i for i in range(256) if i not in b"[{\n")
 
 
 class LinesScreen:
-    """What a JSON Lines text holds that orjson cannot read as :func:`load_json` does, looked for once
-    in the whole text (and again in a line only when the whole text holds it).
+    """What a JSON Lines text holds that orjson or msgspec cannot read as :func:`load_json` does, looked
+    for once in the whole text (and again in a line only when the whole text holds it); digits are
+    looked for a chunk at a time (:func:`digit_run`), where a reader needs it.
 
     orjson reads most lines ten times faster than the standard library, and exactly as it does: the
     same values, and an error where it refuses. It differs on integers of more than 64 bits (it makes
-    them floats), on nesting deeper than :data:`MAX_DEPTH` (it reads it) and it keeps the last of two
-    equal keys instead of refusing the line. The last is found by counting: with no escape ``\\u``, the
-    text holds a colon for each key and each colon inside its strings, and so does orjson's
-    re-encoding of what it read, minus the keys it dropped (each with its colon).
+    them floats; msgspec reads them, but also those beyond :data:`MAX_INT`), on nesting deeper than
+    :data:`MAX_DEPTH` (both read it) and it keeps the last of two equal keys instead of refusing the
+    line. The last is found by counting: with no escape ``\\u``, the text holds a colon for each key and
+    each colon inside its strings, and so does orjson's re-encoding of what it read, minus the keys it
+    dropped (each with its colon).
     """
 
-    def __init__(self, data: bytes) -> None:
-        """The screen of a text from its UTF-8 bytes."""
+    def __init__(self, data: bytes, lines: list[str]) -> None:
+        """The screen of a text from its UTF-8 bytes and its lines."""
         # most texts hold no backslash at all: found at once, where looking for "\\u" reads every byte
         self.escapes = b"\\" in data and (b"\\u" in data or b"\\U" in data)
-        self.long_numbers = _long_numbers(data)
         #: Some line opens more than MAX_DEPTH lists and mappings (so it may nest too deep).
-        self.deep = b"[" * (MAX_DEPTH + 1) in data.translate(_OPENINGS, _NOT_OPENINGS)
-        self.anywhere = self.escapes or self.long_numbers
+        self.deep = max(map(len, lines), default=0) > MAX_DEPTH and _opens_many(data)
 
-    def plain(self, line: str) -> bool:
-        """True when ``line`` holds nothing the screen looks for (but deep nesting: see :meth:`shallow`)."""
-        if not self.anywhere:
-            return True
-        if self.escapes and ("\\u" in line or "\\U" in line):
-            return False
-        return not (self.long_numbers and b"0" * _LONG_DIGITS in line.encode("utf-8").translate(_DIGITS))
+    def escaped(self, line: str) -> bool:
+        """True when ``line`` may hold an escape ``\\u``."""
+        return self.escapes and ("\\u" in line or "\\U" in line)
 
     def shallow(self, line: str) -> bool:
         """True when ``line`` cannot nest deeper than :data:`MAX_DEPTH`: it opens no more than that."""
         return not self.deep or line.count("[") + line.count("{") <= MAX_DEPTH
 
 
+def _opens_many(data: bytes) -> bool:
+    """True when a line of ``data`` opens more than :data:`MAX_DEPTH` lists and mappings."""
+    return b"[" * (MAX_DEPTH + 1) in data.translate(_OPENINGS, _NOT_OPENINGS)
+
+
 #: Integers of more digits than this may not fit in 64 bits: orjson reads those as floats.
 _LONG_DIGITS = 19
-#: How much of a text :func:`_long_numbers` looks at a time.
-_BLOCK = 1 << 20
 
 
-def _long_numbers(data: bytes) -> bool:
-    """True when ``data`` holds :data:`_LONG_DIGITS` digits in a row, looked for a block at a time (each
-    block reaching into the next by that less one): a copy of the whole text would be made to be dropped."""
-    run, reach = b"0" * _LONG_DIGITS, _BLOCK + _LONG_DIGITS - 1
-    return any(run in data[start : start + reach].translate(_DIGITS) for start in range(0, len(data), _BLOCK))
+def digit_run(lines: list[str], length: int) -> bool:
+    """True when a line of ``lines`` holds ``length`` digits in a row."""
+    if max(map(len, lines), default=0) < length:
+        return False
+    return b"0" * length in "\n".join(lines).encode("utf-8", "surrogatepass").translate(_DIGITS)
 
 
 #: What :func:`json_line_chunks` gives for a line it leaves to :func:`load_json`.
@@ -313,6 +312,8 @@ class LineChunk(NamedTuple):
     values: list[Any]
     #: Where in :attr:`values` stand the lines left to :func:`load_json`, in order.
     precise: list[int]
+    #: True when the values are what a typed decoder made (see :func:`read_part`), not JSON values.
+    typed: bool = False
 
 
 def json_lines(text: str) -> list[tuple[int, str, Any]]:
@@ -327,17 +328,18 @@ _CHUNK = 1024
 
 
 def json_line_chunks(
-    text: str, lines: list[str] | None = None, screen: LinesScreen | None = None
+    text: str, lines: list[str] | None = None, screen: LinesScreen | None = None, typed: Any = None
 ) -> Iterator[LineChunk]:
     """:func:`json_lines` a chunk of lines at a time, each chunk checked for keys given twice as a whole,
-    so that no more than a chunk of values is held.
+    so that no more than a chunk of values is held; with ``typed`` (a msgspec decoder), chunks it
+    reads are its values (see :func:`read_part`).
 
     ``lines`` is ``text.split("\n")`` and ``screen`` the text's :class:`LinesScreen` when the caller has
-    made them. Lines end at "\n" only: JSON strings
-    may hold U+2028, U+2029 or U+0085, where str.splitlines would cut.
+    made them. Lines end at "\n" only: JSON strings may hold U+2028, U+2029 or U+0085, where
+    str.splitlines would cut.
     """
-    screen = LinesScreen(text.encode("utf-8", "surrogatepass")) if screen is None else screen
     lines = text.split("\n") if lines is None else lines
+    screen = LinesScreen(text.encode("utf-8", "surrogatepass"), lines) if screen is None else screen
     # the empty lines at the end (after the last line break) hold nothing: left out, the last chunk can be
     # read in one go rather than found blank by orjson and read again line by line
     count = len(lines)
@@ -347,34 +349,62 @@ def json_line_chunks(
     for base in range(0, count, _CHUNK):
         part = lines[base : min(base + _CHUNK, count)]
         end = start + sum(map(len, part)) + len(part)  # the span of ``text`` the part's lines (and breaks) take
-        values = None if screen.anywhere else _plain_values(part, screen)
-        if values is not None:
-            chunk = LineChunk(range(base + 1, base + 1 + len(part)), part, values, [])
-            yield _keys_checked(chunk, range(len(part)), text.count(":", start, end))
-        else:
-            chunk, quick, unsure = _careful_chunk(part, base + 1, screen)
-            if chunk.lines:
-                yield _keys_checked(chunk, quick, text.count(":", start, end) - unsure)
+        chunk = read_part(part, base + 1, screen, text.count(":", start, end), typed)
+        if chunk is not None:
+            yield chunk
         start = end
 
 
-def _plain_values(part: list[str], screen: LinesScreen) -> list[Any] | None:
-    """The values orjson reads from lines that hold nothing :class:`LinesScreen` looks for, when every one
-    is JSON (so none is blank) nesting no deeper than :data:`MAX_DEPTH`; else None."""
-    if screen.deep:
-        opened = map(add, map(str.count, part, repeat("[")), map(str.count, part, repeat("{")))
-        if max(opened, default=0) > MAX_DEPTH:
-            return None
+def read_part(part: list[str], first: int, screen: LinesScreen, written: int, typed: Any = None) -> LineChunk | None:
+    """The lines of ``part`` (numbered from ``first``, holding ``written`` colons) that are not blank, as
+    a chunk (None when all are blank).
+
+    When the lines hold nothing :class:`LinesScreen` looks for, the msgspec decoder ``typed`` is tried
+    first: when it reads every line, and its encoding of what it read holds as many colons as the lines
+    (no key given twice, but maybe inside a ``msgspec.Raw`` value, which it keeps as written), the chunk
+    is its values.
+    """
+    flagged = screen.escapes or (screen.deep and not _shallow(part))
+    if typed is not None and not flagged and not digit_run(part, _MAX_DIGITS):
+        chunk = _typed_chunk(part, first, typed, written)
+        if chunk is not None:
+            return chunk
+    digits = digit_run(part, _LONG_DIGITS)
+    if not flagged and not digits:
+        try:
+            values = list(map(orjson.loads, part))
+        except orjson.JSONDecodeError:  # a blank line, or one that is not JSON
+            pass
+        else:
+            return _keys_checked(
+                LineChunk(range(first, first + len(part)), part, values, []), range(len(part)), written
+            )
+    chunk, quick, unsure = _careful_chunk(part, first, screen, digits)
+    return _keys_checked(chunk, quick, written - unsure) if chunk.lines else None
+
+
+def _shallow(part: list[str]) -> bool:
+    """True when no line of ``part`` opens more than :data:`MAX_DEPTH` lists and mappings."""
+    opened = map(add, map(str.count, part, repeat("[")), map(str.count, part, repeat("{")))
+    return max(opened, default=0) <= MAX_DEPTH
+
+
+def _typed_chunk(part: list[str], first: int, typed: Any, written: int) -> LineChunk | None:
+    import msgspec
+
     try:
-        return list(map(orjson.loads, part))
-    except orjson.JSONDecodeError:
+        values = list(map(typed.decode, part))
+    except msgspec.MsgspecError:
         return None
+    if msgspec.json.encode(values).count(b":") != written:  # a key given twice, or a default written out
+        return None
+    return LineChunk(range(first, first + len(part)), part, values, [], typed=True)
 
 
-def _careful_chunk(part: list[str], first: int, screen: LinesScreen) -> tuple[LineChunk, list[int], int]:
+def _careful_chunk(part: list[str], first: int, screen: LinesScreen, digits: bool) -> tuple[LineChunk, list[int], int]:
     """The lines of ``part`` (numbered from ``first``) that are not blank, each with its value or
-    :data:`UNSURE`; where those orjson read are, and how many colons the others hold."""
-    plain = not screen.anywhere
+    :data:`UNSURE`; where those orjson read are, and how many colons the others hold. ``digits``: some
+    line may hold an integer beyond 64 bits."""
     loads, refused = orjson.loads, orjson.JSONDecodeError
     numbers: list[int] = []
     lines: list[str] = []
@@ -383,7 +413,8 @@ def _careful_chunk(part: list[str], first: int, screen: LinesScreen) -> tuple[Li
     precise: list[int] = []
     unsure = 0
     for number, line in enumerate(part, start=first):
-        if (plain or screen.plain(line)) and screen.shallow(line):
+        long = digits and b"0" * _LONG_DIGITS in line.encode("utf-8", "surrogatepass").translate(_DIGITS)
+        if not long and not screen.escaped(line) and screen.shallow(line):
             try:
                 value = loads(line)
             except refused:

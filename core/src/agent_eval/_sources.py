@@ -7,6 +7,7 @@ every place is the row's first line (``data.csv:7``).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from agent_eval._sourcemap import (
     json_positions,
     load_json,
     load_yaml,
+    read_part,
 )
 
 FORMATS = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
@@ -171,10 +173,9 @@ def open_sources(path: Path, *, origin: str | None = None) -> list[Source] | Lin
         text = decode_text(data, path)
     except FileReadError as error:
         raise SuiteError([f"{error}{note}"]) from None
-    screen = LinesScreen(data) if kind == "jsonl" else None
+    if kind == "jsonl":
+        return Lines(path, text, origin, data)
     del data  # the text is what is read from here on
-    if screen is not None:
-        return Lines(path, text, origin, screen)
     if kind == "csv":
         if origin is None:
             message = f"{path}: a CSV file holds cases, not a suite; name it in a suite file: `cases: {path.name}`"
@@ -207,32 +208,51 @@ class Lines:
     says where a problem is.
     """
 
-    def __init__(self, path: Path, text: str, origin: str | None, screen: LinesScreen | None = None) -> None:
+    def __init__(self, path: Path, text: str, origin: str | None, data: bytes | None = None) -> None:
         self.path = path
         self.origin = origin
         self.problems: list[str] = []
         self._text = text
         self._lines = text.split("\n")
-        #: What the text holds that orjson reads otherwise (made from the file's bytes, when at hand).
-        self._screen = LinesScreen(text.encode("utf-8", "surrogatepass")) if screen is None else screen
+        #: What the text holds that orjson reads otherwise (from the file's bytes, ``data``, when at hand).
+        self._screen = LinesScreen(text.encode("utf-8", "surrogatepass") if data is None else data, self._lines)
 
     def __iter__(self) -> Iterator[tuple[int, str, Any]]:
         for chunk in self.chunks():
             yield from zip(*chunk[:3], strict=True)
 
-    def chunks(self) -> Iterator[LineChunk]:
+    @property
+    def line_count(self) -> int:
+        """How many lines the text has, blank ones too."""
+        return len(self._lines)
+
+    def chunks(self, typed: Any = None) -> Iterator[LineChunk]:
         """The lines a chunk at a time, each with its number, its text and its value; the values of
         the lines orjson did not read (at the chunk's ``precise``) are :func:`load_json`'s, and those of
-        the others hold no NaN, no infinity and no integer beyond 64 bits."""
-        note = f" (from {self.origin})" if self.origin else ""
-        for chunk in json_line_chunks(self._text, self._lines, self._screen):
-            for at in chunk.precise:
-                try:
-                    chunk.values[at] = load_json(chunk.lines[at])
-                except SourceError as error:
-                    self.problems.append(f"{self.path}:{chunk.numbers[at]}:{error.column}: {error.message}{note}")
-            if not self.problems:
+        the others hold no NaN, no infinity and no integer beyond 64 bits. With ``typed`` (a msgspec
+        decoder), a chunk may be its values instead (see :func:`agent_eval._sourcemap.read_part`)."""
+        for chunk in json_line_chunks(self._text, self._lines, self._screen, typed):
+            if chunk.typed and self.problems:  # only problems are told now: a typed chunk may hide some
+                self.untyped(chunk)
+            elif self._resolved(chunk):
                 yield chunk
+
+    def untyped(self, chunk: LineChunk) -> LineChunk | None:
+        """The lines of a typed chunk as :meth:`chunks` reads them without a decoder (None when one is
+        not JSON: a problem)."""
+        written = sum(map(str.count, chunk.lines, repeat(":")))
+        read = read_part(chunk.lines, chunk.numbers[0], self._screen, written)
+        return read if read is not None and self._resolved(read) else None
+
+    def _resolved(self, chunk: LineChunk) -> bool:
+        """Read the lines orjson did not read with :func:`load_json`; False when one is not JSON."""
+        note = f" (from {self.origin})" if self.origin else ""
+        for at in chunk.precise:
+            try:
+                chunk.values[at] = load_json(chunk.lines[at])
+            except SourceError as error:
+                self.problems.append(f"{self.path}:{chunk.numbers[at]}:{error.column}: {error.message}{note}")
+        return not self.problems
 
     def source(self, number: int, line: str, data: Any) -> LineSource:
         """Line ``number`` (its text, and its value) as a source."""

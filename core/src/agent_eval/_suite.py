@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from hashlib import blake2b
-from itertools import chain, repeat
-from operator import is_
+from itertools import repeat
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import attrs
 import orjson
@@ -25,6 +24,18 @@ from agent_eval._errors import SuiteError, did_you_mean
 from agent_eval._grading import threshold_problem
 from agent_eval._model import Case, plain_cases
 from agent_eval._paths import relative_to
+from agent_eval._plainlines import (
+    Columns,
+    PlainList,
+    claim,
+    line_decoder,
+    new_names,
+    plain_shape,
+    plain_shapes,
+    text_names,
+    written_runs,
+    written_texts,
+)
 from agent_eval._plugins import Registry, get_registry
 from agent_eval._sourcemap import KEY, LineChunk
 from agent_eval._sources import Lines, Place, Source, open_sources, position_key
@@ -212,72 +223,12 @@ class _Shared:
 _CASE_KEYS = frozenset(CASE_KEYS)
 
 
-class _PlainList(NamedTuple):
-    """What an evaluator list gives the cases :meth:`_CaseReader._chunk` reads, and their fingerprints' end."""
-
-    evaluators: tuple[Any, ...]
-    weights: tuple[float, ...]
-    threshold: float | None
-    tail: str
-
-
-#: The keys of a case that :meth:`_CaseReader._chunk` reads.
-_PLAIN_KEYS = _CASE_KEYS - {"evaluator"}
 #: Whether plain lines of a JSON Lines file are read by :meth:`_CaseReader._chunk` (tests turn it off to
 #: compare with :meth:`_CaseReader.read`).
 QUICK_LINES = True
-_DICT = {dict}
-_TEXT = {str}
-_METADATA_TYPES = frozenset((type(None), dict))
-
-
-def _text_names(values: list[Any]) -> list[str] | None:
-    """The name of each line (``values``) when all are mappings whose names are text, not blank; else None."""
-    if set(map(type, values)) != _DICT:
-        return None
-    names: list[Any] = list(map(dict.get, values, repeat("name")))
-    if set(map(type, names)) != _TEXT or not all(map(str.strip, names)):
-        return None
-    return names
-
-
-def _new(names: list[str], seen: dict[str, Any]) -> bool:
-    """True when no name is in ``seen`` or twice in ``names``."""
-    unique = set(names)
-    return len(unique) == len(names) and seen.keys().isdisjoint(unique)
-
-
-def _claim(names: list[str], numbers: Sequence[int], seen: dict[str, Any]) -> bool:
-    """Note each name in ``seen`` as first seen on its line, when none is there yet or twice in ``names``
-    (one look at each name, where :func:`_new` and noting them take two); else note none."""
-    count = len(seen)
-    stored = list(map(seen.setdefault, names, numbers))
-    if len(seen) == count + len(names):
-        return True
-    for name, first, number in zip(names, stored, numbers, strict=True):
-        if first == number:  # noted here: taken back
-            del seen[name]
-    return False
-
-
-def _plain_shape(data: dict[str, Any]) -> bool:
-    """True when a case's mapping has the keys of a plain line (:meth:`_CaseReader._chunk`), and an input."""
-    return (
-        data.keys() <= _PLAIN_KEYS
-        and "input" in data
-        and type(data.get("metadata")) in _METADATA_TYPES
-        and data.get("threshold") is None
-    )
-
-
-def _plain_shapes(values: list[dict[str, Any]]) -> bool:
-    """:func:`_plain_shape` of every mapping, a column at a time."""
-    return (
-        _PLAIN_KEYS.issuperset(chain.from_iterable(values))
-        and all(map(dict.__contains__, values, repeat("input")))
-        and _METADATA_TYPES.issuperset(map(type, map(dict.get, values, repeat("metadata"))))
-        and all(map(is_, map(dict.get, values, repeat("threshold")), repeat(None)))
-    )
+#: The fewest lines of a JSON Lines file read by :func:`line_decoder` first: msgspec's import (about 8 ms)
+#: is paid back from about there on (tests set it lower).
+TYPED_LINES = 10_000
 
 
 class _CaseReader:
@@ -296,7 +247,9 @@ class _CaseReader:
         #: The evaluators and weights each evaluator list gave (read without a problem), by its repr.
         self._graded_lists: dict[str, tuple[tuple[Any, ...], tuple[float, ...]]] = {}
         #: Those of them whose evaluators have no ``check_case`` to call, by their JSON text (:meth:`_chunk`).
-        self._plain_lists: dict[bytes, _PlainList] = {}
+        self._plain_lists: dict[bytes, PlainList] = {}
+        #: The same, by their text as written on a line orjson read (:meth:`_typed`).
+        self._written_lists: dict[bytes, PlainList] = {}
         #: Lines of the JSON Lines file being read that gave no case (for each case's index).
         self._dropped = 0
 
@@ -304,49 +257,78 @@ class _CaseReader:
         """The cases of a JSON Lines file; when a line is not JSON, only such lines are problems.
 
         Neither the lines nor their values are kept; most lines of a large file are plain
-        (:meth:`_chunk`) and become cases without the places :meth:`read` keeps for its messages.
+        (:mod:`agent_eval._plainlines`) and become cases without the places :meth:`read` keeps for its
+        messages, a chunk of lines at a time.
         """
         count = len(self.problems.lines)
         self.checker.line_where = lines.name_where
         cases: list[Case] = []
-        for chunk in lines.chunks():
-            self._chunk(chunk, lines, cases)
+        typed = line_decoder() if QUICK_LINES and lines.line_count >= TYPED_LINES else None
+        for chunk in lines.chunks(typed):
+            if not chunk.typed:
+                self._chunk(chunk, lines, cases)
+            elif not self._typed(chunk, lines, cases):
+                self._untyped(chunk, lines, cases)
         if lines.problems:  # reading stopped at the first line that is not JSON: only those lines are told
             del self.problems.lines[count:]
             self.problems.lines.extend(lines.problems)
             return []
         return cases
 
-    def _chunk(self, chunk: LineChunk, lines: Lines, cases: list[Case]) -> None:
-        """Read a chunk of lines into ``cases``: the plain ones a run at a time (:meth:`_plain_run`), the
-        others by :meth:`read`.
+    def _typed(self, chunk: LineChunk, lines: Lines, cases: list[Case]) -> bool:
+        """Read a chunk of typed lines (:func:`line_decoder`'s) when all are plain: their names new and
+        their evaluator lists known by their text as written; True when so."""
+        runs = written_runs(chunk.values, self._written_lists)
+        if runs is None:
+            return False
+        columns = Columns.of_typed(chunk.values, chunk.numbers)
+        if not all(map(str.strip, columns.names)) or not claim(columns.names, chunk.numbers, self.checker.first_seen):
+            return False
+        for run, known in runs:
+            self._plain_run(columns.part(run), known, lines, cases)
+        return True
 
-        A line is plain when :meth:`read` would have nothing to say of it: orjson read it (it is not
-        one of the chunk's ``precise``: its values hold no NaN, no integer beyond 64 bits), a mapping of
-        known keys (but ``evaluator``) whose name is text not seen before, with an ``input``, no
-        ``threshold``, metadata that is a mapping if any, and evaluators that a case read before had
-        (known by their JSON text, cheaper to make than their ``repr`` and as telling for such values),
-        none with a ``check_case``. Its case is then the one :meth:`read` makes, made without the
-        places it keeps for its messages. Most chunks are plain through and through, and found so a
-        column at a time; a chunk whose names are not all new text, different from each other, is
-        read line by line.
+    def _untyped(self, chunk: LineChunk, lines: Lines, cases: list[Case]) -> None:
+        """Read a chunk of typed lines as mappings (:meth:`_chunk`), then know the evaluator lists known
+        by their JSON text by their text as written too (taken from a line orjson read, keys checked)."""
+        read = lines.untyped(chunk)
+        if read is None:
+            return
+        self._chunk(read, lines, cases)
+        precise = set(read.precise)
+        for written, at in written_texts(chunk.values).items():
+            if written not in self._written_lists and at not in precise:
+                known = self._plain_lists.get(orjson.dumps(read.values[at].get("evaluators")))
+                if known is not None:
+                    self._written_lists[written] = known
+
+    def _chunk(self, chunk: LineChunk, lines: Lines, cases: list[Case]) -> None:
+        """Read a chunk of lines (mappings) into ``cases``: the plain ones a run at a time
+        (:meth:`_plain_run`), the others by :meth:`read`.
+
+        Most chunks are plain through and through (:mod:`agent_eval._plainlines`), and found so a
+        column at a time: a plain line is one :meth:`read` would have nothing to say of, read by orjson
+        (not one of the chunk's ``precise``: its values hold no NaN, no integer beyond 64 bits), whose
+        evaluator list is known by its JSON text (cheaper to make than its ``repr`` and as telling for
+        such values). A chunk whose names are not all new text, different from each other, is read
+        line by line.
         """
         values, seen = chunk.values, self.checker.first_seen
-        names = _text_names(values) if QUICK_LINES else None
+        names = text_names(values) if QUICK_LINES else None
         if names is not None:
             entries = list(map(dict.get, values, repeat("evaluators")))
-            known = None if chunk.precise or not _plain_shapes(values) else self._known_list(entries)
+            known = None if chunk.precise or not plain_shapes(values) else self._known_list(entries)
             if known is not None:
-                if _claim(names, chunk.numbers, seen):
-                    self._plain_run(chunk, names, range(len(values)), known, lines, cases)
+                if claim(names, chunk.numbers, seen):
+                    self._plain_run(Columns.of_mappings(values, names, chunk.numbers), known, lines, cases)
                     return
-            elif _new(names, seen):
+            elif new_names(names, seen):
                 self._mixed(chunk, names, entries, lines, cases)
                 return
         for at in range(len(values)):
             self._line(chunk, at, lines, cases)
 
-    def _known_list(self, entries: list[Any]) -> _PlainList | None:
+    def _known_list(self, entries: list[Any]) -> PlainList | None:
         """What the evaluator list of every line gives (see :meth:`_plain_known`), when all lines have
         the same (found by the JSON text of all, which is the first's as many times)."""
         first = orjson.dumps(entries[0])
@@ -359,48 +341,37 @@ class _CaseReader:
         """Read a chunk of plain lines and others (:meth:`_chunk`) in order, the plain ones a run at a time."""
         precise = set(chunk.precise)
         texts = [
-            orjson.dumps(written) if at not in precise and _plain_shape(data) else None
+            orjson.dumps(written) if at not in precise and plain_shape(data) else None
             for at, (data, written) in enumerate(zip(chunk.values, entries, strict=True))
         ]
-        known_lists = self._plain_lists
+        columns = Columns.of_mappings(chunk.values, names, chunk.numbers)
         start, run = 0, None
         for at, text in enumerate(texts):
-            known = None if text is None else known_lists.get(text)  # a line read before may have made it known
+            known = None if text is None else self._plain_lists.get(text)  # a line read before may have made it known
             if known is not run:
                 if run is not None:
-                    self._claimed_run(chunk, names, range(start, at), run, lines, cases)
+                    self._claimed_run(columns.part(range(start, at)), run, lines, cases)
                 start, run = at, known
             if known is None:
                 self._line(chunk, at, lines, cases)
         if run is not None:
-            self._claimed_run(chunk, names, range(start, len(texts)), run, lines, cases)
+            self._claimed_run(columns.part(range(start, len(texts))), run, lines, cases)
 
-    def _claimed_run(
-        self, chunk: LineChunk, names: list[str], run: range, known: _PlainList, lines: Lines, cases: list[Case]
-    ) -> None:
+    def _claimed_run(self, columns: Columns, known: PlainList, lines: Lines, cases: list[Case]) -> None:
         """:meth:`_plain_run`, its names noted as seen first on their lines."""
-        numbers = chunk.numbers[run.start : run.stop]
-        self.checker.first_seen.update(zip(names[run.start : run.stop], numbers, strict=True))
-        self._plain_run(chunk, names, run, known, lines, cases)
+        self.checker.first_seen.update(zip(columns.names, columns.numbers, strict=True))
+        self._plain_run(columns, known, lines, cases)
 
-    def _plain_run(
-        self, chunk: LineChunk, names: list[str], run: range, known: _PlainList, lines: Lines, cases: list[Case]
-    ) -> None:
-        """The cases of the plain lines of ``chunk`` at ``run``, which share the evaluators ``known`` (their
-        names noted as seen already)."""
-        whole = len(run) == len(chunk.values)
-        values = chunk.values if whole else chunk.values[run.start : run.stop]
-        names = names if whole else names[run.start : run.stop]
-        numbers = chunk.numbers[run.start : run.stop]
-        given = list(map(dict.__getitem__, values, repeat("input")))
-        expected = list(map(dict.get, values, repeat("expected")))
+    def _plain_run(self, columns: Columns, known: PlainList, lines: Lines, cases: list[Case]) -> None:
+        """The cases of plain lines that share the evaluators ``known`` (their names noted as seen already)."""
+        names, given, expected = columns.names, columns.given, columns.expected
         made = plain_cases(
             names,
             given,
             expected=expected,
             evaluators=known.evaluators,
-            metadata=[metadata or {} for metadata in map(dict.get, values, repeat("metadata"))],
-            locations=map(f"{lines.path}:".__add__, map(str, numbers)),
+            metadata=columns.metadata,
+            locations=map(f"{lines.path}:".__add__, map(str, columns.numbers)),
             fingerprints=_digests(names, given, expected, [None] * len(names), known.tail),
             weights=known.weights,
             threshold=known.threshold,
@@ -505,7 +476,7 @@ class _CaseReader:
             shared = self.shared
             tail = _fingerprint_tail(entries_text, shared.entries_text, shared.threshold)
             threshold = None if shared.threshold is None else float(shared.threshold)
-            self._plain_lists[key] = _PlainList(evaluators, weights, threshold, tail)
+            self._plain_lists[key] = PlainList(evaluators, weights, threshold, tail)
 
     def _name(self, place: Place, data: dict[str, Any], index: int) -> str | None:
         name = data["name"] if "name" in data else f"#{index + 1}"

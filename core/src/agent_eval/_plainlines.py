@@ -1,0 +1,169 @@
+"""Plain lines of a JSON Lines suite, found so a column at a time over a chunk of lines.
+
+A plain line is one the full reading of a case would have nothing to say of: a mapping of known keys
+(but ``evaluator``) whose name is text not seen before, with an ``input``, no ``threshold``, metadata
+that is a mapping if any, and an evaluator list a case read before had, none of whose evaluators has a
+``check_case``. Its case is then made from its fields, without the places the full reading keeps for
+its messages. Large files are read by a msgspec decoder (:func:`line_decoder`) that checks all but the
+name and the evaluator list in C and keeps the list as written; the other chunks are mappings.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from itertools import chain, repeat
+from operator import attrgetter, is_
+from typing import Any, NamedTuple
+
+#: The keys of a plain line.
+PLAIN_KEYS = frozenset(("name", "input", "expected", "evaluators", "metadata", "threshold"))
+
+_DICT = {dict}
+_TEXT = {str}
+_METADATA_TYPES = frozenset((type(None), dict))
+_NAME, _INPUT, _EXPECTED, _EVALUATORS, _METADATA = map(
+    attrgetter, ("name", "input", "expected", "evaluators", "metadata")
+)
+
+
+class PlainList(NamedTuple):
+    """What an evaluator list gives the plain lines that have it, and their fingerprints' end."""
+
+    evaluators: tuple[Any, ...]
+    weights: tuple[float, ...]
+    threshold: float | None
+    tail: str
+
+
+class Columns(NamedTuple):
+    """The fields of some plain lines, one list each, and the lines' numbers."""
+
+    names: list[str]
+    given: list[Any]
+    expected: list[Any]
+    #: Each line's metadata, a new mapping where it has none.
+    metadata: list[dict[str, Any]]
+    numbers: Sequence[int]
+
+    @classmethod
+    def of_mappings(cls, values: list[dict[str, Any]], names: list[str], numbers: Sequence[int]) -> Columns:
+        """The columns of lines read as mappings."""
+        given = list(map(dict.get, values, repeat("input")))
+        expected = list(map(dict.get, values, repeat("expected")))
+        metadata = [metadata or {} for metadata in map(dict.get, values, repeat("metadata"))]
+        return cls(names, given, expected, metadata, numbers)
+
+    @classmethod
+    def of_typed(cls, lines: list[Any], numbers: Sequence[int]) -> Columns:
+        """The columns of lines read by :func:`line_decoder` (where a key is not given, msgspec's UNSET)."""
+        import msgspec
+
+        unset = msgspec.UNSET
+        expected = [None if value is unset else value for value in map(_EXPECTED, lines)]
+        metadata = [metadata or {} for metadata in map(_METADATA, lines)]  # UNSET is false too
+        return cls(list(map(_NAME, lines)), list(map(_INPUT, lines)), expected, metadata, numbers)
+
+    def part(self, run: range) -> Columns:
+        """The columns of the lines at ``run``."""
+        if len(run) == len(self.names):
+            return self
+        at = slice(run.start, run.stop)
+        return Columns(self.names[at], self.given[at], self.expected[at], self.metadata[at], self.numbers[at])
+
+
+@functools.cache
+def line_decoder() -> Any:
+    """A msgspec decoder of a line that is a mapping of the keys of a plain line, with a text name, an
+    input, metadata that is a mapping if any and no threshold (``msgspec.Raw`` keeps the evaluator list
+    as written). Keys not given are UNSET, so that its encoding of a line holds the line's keys; but a
+    null threshold is left out of it, and such a line is read as a mapping (its colons do not add up:
+    see :func:`agent_eval._sourcemap.read_part`)."""
+    import msgspec
+
+    unset = msgspec.UnsetType
+    fields: list[Any] = [
+        ("name", str),
+        ("input", Any),
+        ("expected", Any | unset, msgspec.UNSET),
+        ("evaluators", msgspec.Raw, msgspec.Raw(b"null")),
+        ("metadata", dict[str, Any] | None | unset, msgspec.UNSET),
+        ("threshold", None, None),
+    ]
+    line = msgspec.defstruct("PlainLine", fields, forbid_unknown_fields=True, omit_defaults=True)
+    return msgspec.json.Decoder(line)
+
+
+def written_runs(lines: list[Any], known: dict[bytes, PlainList]) -> list[tuple[range, PlainList]] | None:
+    """The runs of typed lines with the same evaluator list, each with what the list gives (``known``
+    by its text as written), when every line's list is known; else None."""
+    written = list(map(_EVALUATORS, lines))
+    first = written[0]
+    found = known.get(bytes(first))
+    if found is not None and all(map(first.__eq__, written)):
+        return [(range(len(lines)), found)]
+    each: list[Any] = list(map(known.get, map(bytes, written)))
+    if None in each:
+        return None
+    runs: list[tuple[range, PlainList]] = []
+    start = 0
+    for at in range(1, len(each)):
+        if each[at] is not each[start]:
+            runs.append((range(start, at), each[start]))
+            start = at
+    runs.append((range(start, len(each)), each[start]))
+    return runs
+
+
+def written_texts(lines: list[Any]) -> dict[bytes, int]:
+    """The evaluator lists of typed lines as written, each with where a line has it."""
+    return dict(zip(map(bytes, map(_EVALUATORS, lines)), range(len(lines)), strict=False))
+
+
+def text_names(values: list[Any]) -> list[str] | None:
+    """The name of each line (``values``) when all are mappings whose names are text, not blank; else None."""
+    if set(map(type, values)) != _DICT:
+        return None
+    names: list[Any] = list(map(dict.get, values, repeat("name")))
+    if set(map(type, names)) != _TEXT or not all(map(str.strip, names)):
+        return None
+    return names
+
+
+def new_names(names: list[str], seen: dict[str, Any]) -> bool:
+    """True when no name is in ``seen`` or twice in ``names``."""
+    unique = set(names)
+    return len(unique) == len(names) and seen.keys().isdisjoint(unique)
+
+
+def claim(names: list[str], numbers: Sequence[int], seen: dict[str, Any]) -> bool:
+    """Note each name in ``seen`` as first seen on its line, when none is there yet or twice in ``names``
+    (one look at each name, where :func:`new_names` and noting them take two); else note none."""
+    count = len(seen)
+    stored = list(map(seen.setdefault, names, numbers))
+    if len(seen) == count + len(names):
+        return True
+    for name, first, number in zip(names, stored, numbers, strict=True):
+        if first == number:  # noted here: taken back
+            del seen[name]
+    return False
+
+
+def plain_shape(data: dict[str, Any]) -> bool:
+    """True when a case's mapping has the keys of a plain line, and an input."""
+    return (
+        data.keys() <= PLAIN_KEYS
+        and "input" in data
+        and type(data.get("metadata")) in _METADATA_TYPES
+        and data.get("threshold") is None
+    )
+
+
+def plain_shapes(values: list[dict[str, Any]]) -> bool:
+    """:func:`plain_shape` of every mapping, a column at a time."""
+    return (
+        PLAIN_KEYS.issuperset(chain.from_iterable(values))
+        and all(map(dict.__contains__, values, repeat("input")))
+        and _METADATA_TYPES.issuperset(map(type, map(dict.get, values, repeat("metadata"))))
+        and all(map(is_, map(dict.get, values, repeat("threshold")), repeat(None)))
+    )
