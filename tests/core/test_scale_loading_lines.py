@@ -271,6 +271,28 @@ def test_plain_lines_of_a_large_file_are_read_by_the_typed_decoder(tmp_path: Pat
     assert typed == [False, True, True, True]  # the first chunk's list was not known yet
 
 
+def test_a_name_twice_names_where_it_first_was_after_its_chunk_was_read(tmp_path: Path) -> None:
+    path = tmp_path / "suite.jsonl"
+    lines = [f'{{{" " * i}"input": "q", "name": "case {i}"}}' for i in range(7)]
+    lines += [
+        '{"name": "case 4", "input": "q"}',
+        '{"name": "case 1", "input": "q"}',
+        "",
+        '{"name": "case 6", "input": "q"}',
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for way in ("typed", "mappings", "full"):
+        problems = _loaded(path, way)
+        assert problems == (
+            "problems",
+            [
+                f"{path}:8:10: duplicate case name 'case 4' (first at {path}:5:28); names must be unique",
+                f"{path}:9:10: duplicate case name 'case 1' (first at {path}:2:25); names must be unique",
+                f"{path}:11:10: duplicate case name 'case 6' (first at {path}:7:30); names must be unique",
+            ],
+        ), way
+
+
 def test_plain_lines_are_read_the_quick_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "suite.jsonl"
     lines = [{"name": f"case {i}", "input": f"q {i}", "evaluators": [{"contains": "answer"}]} for i in range(50)]

@@ -6,6 +6,7 @@ every place is the row's first line (``data.csv:7``).
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 from itertools import repeat
 from pathlib import Path
@@ -213,9 +214,14 @@ class Lines:
         self.origin = origin
         self.problems: list[str] = []
         self._text = text
+        #: The lines, but those :meth:`chunks` has let go of (left empty): a message finds them in the text.
         self._lines = text.split("\n")
         #: What the text holds that orjson reads otherwise (from the file's bytes, ``data``, when at hand).
         self._screen = LinesScreen(text.encode("utf-8", "surrogatepass") if data is None else data, self._lines)
+        #: Where in the text each span of lines let go of starts: the index of its first line, and its offset.
+        self._spans: list[int] = []
+        self._starts: list[int] = []
+        self._kept = self._offset = 0
 
     def __iter__(self) -> Iterator[tuple[int, str, Any]]:
         for chunk in self.chunks():
@@ -236,6 +242,28 @@ class Lines:
                 self.untyped(chunk)
             elif self._resolved(chunk):
                 yield chunk
+            self._let_go(chunk.numbers[-1])
+
+    def _let_go(self, last: int) -> None:
+        """Let go of the lines up to line ``last``: read, their texts are not needed but for a message."""
+        first = self._kept
+        self._spans.append(first)
+        self._starts.append(self._offset)
+        self._offset += sum(map(len, self._lines[first:last])) + last - first
+        self._lines[first:last] = [""] * (last - first)
+        self._kept = last
+
+    def _line(self, number: int) -> str:
+        """The text of line ``number``."""
+        line = self._lines[number - 1]
+        if line:
+            return line
+        span = bisect.bisect_right(self._spans, number - 1) - 1
+        start = self._starts[span]
+        for _ in range(number - 1 - self._spans[span]):
+            start = self._text.index("\n", start) + 1
+        end = self._text.find("\n", start)
+        return self._text[start:] if end < 0 else self._text[start:end]
 
     def untyped(self, chunk: LineChunk) -> LineChunk | None:
         """The lines of a typed chunk as :meth:`chunks` reads them without a decoder (None when one is
@@ -260,7 +288,7 @@ class Lines:
 
     def name_where(self, number: int) -> str:
         """``file:line:column`` of the ``name`` of the case on line ``number``."""
-        return LineSource(self.path, None, self._lines[number - 1], number, self.origin).where(("name",))
+        return LineSource(self.path, None, self._line(number), number, self.origin).where(("name",))
 
 
 def _parse_csv(path: Path, text: str, origin: str) -> list[Source]:
