@@ -130,25 +130,6 @@ def text_names(values: list[Any]) -> list[str] | None:
     return names
 
 
-def new_names(names: list[str], seen: dict[str, Any]) -> bool:
-    """True when no name is in ``seen`` or twice in ``names``."""
-    unique = set(names)
-    return len(unique) == len(names) and seen.keys().isdisjoint(unique)
-
-
-def claim(names: list[str], numbers: Sequence[int], seen: dict[str, Any]) -> bool:
-    """Note each name in ``seen`` as first seen on its line, when none is there yet or twice in ``names``
-    (one look at each name, where :func:`new_names` and noting them take two); else note none."""
-    count = len(seen)
-    stored = list(map(seen.setdefault, names, numbers))
-    if len(seen) == count + len(names):
-        return True
-    for name, first, number in zip(names, stored, numbers, strict=True):
-        if first == number:  # noted here: taken back
-            del seen[name]
-    return False
-
-
 def plain_shape(data: dict[str, Any]) -> bool:
     """True when a case's mapping has the keys of a plain line, and an input."""
     return (

@@ -27,9 +27,7 @@ from agent_eval._paths import relative_to
 from agent_eval._plainlines import (
     Columns,
     PlainList,
-    claim,
     line_decoder,
-    new_names,
     plain_shape,
     plain_shapes,
     text_names,
@@ -282,7 +280,7 @@ class _CaseReader:
         if runs is None:
             return False
         columns = Columns.of_typed(chunk.values, chunk.numbers)
-        if not all(map(str.strip, columns.names)) or not claim(columns.names, chunk.numbers, self.checker.first_seen):
+        if not all(map(str.strip, columns.names)) or not self.checker.claim(columns.names, chunk.numbers):
             return False
         for run, known in runs:
             self._plain_run(columns.part(run), known, lines, cases)
@@ -313,16 +311,16 @@ class _CaseReader:
         such values). A chunk whose names are not all new text, different from each other, is read
         line by line.
         """
-        values, seen = chunk.values, self.checker.first_seen
+        values = chunk.values
         names = text_names(values) if QUICK_LINES else None
         if names is not None:
             entries = list(map(dict.get, values, repeat("evaluators")))
             known = None if chunk.precise or not plain_shapes(values) else self._known_list(entries)
             if known is not None:
-                if claim(names, chunk.numbers, seen):
+                if self.checker.claim(names, chunk.numbers):
                     self._plain_run(Columns.of_mappings(values, names, chunk.numbers), known, lines, cases)
                     return
-            elif new_names(names, seen):
+            elif self.checker.new(names):
                 self._mixed(chunk, names, entries, lines, cases)
                 return
         for at in range(len(values)):
@@ -359,7 +357,7 @@ class _CaseReader:
 
     def _claimed_run(self, columns: Columns, known: PlainList, lines: Lines, cases: list[Case]) -> None:
         """:meth:`_plain_run`, its names noted as seen first on their lines."""
-        self.checker.first_seen.update(zip(columns.names, columns.numbers, strict=True))
+        self.checker.note(columns.names, columns.numbers)
         self._plain_run(columns, known, lines, cases)
 
     def _plain_run(self, columns: Columns, known: PlainList, lines: Lines, cases: list[Case]) -> None:
