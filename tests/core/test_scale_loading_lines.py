@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from datetime import timedelta
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -318,27 +319,33 @@ def test_a_duplicate_of_a_name_read_the_quick_way_names_where_it_first_was(tmp_p
 
 def test_plain_cases_are_the_cases_their_columns_make() -> None:
     assert PLAIN_CASE_FIELDS == tuple(field.name for field in attrs.fields(Case))  # a new field: set it there too
-    shared: dict[str, Any] = {"evaluators": (len,), "weights": (2.0,), "threshold": 0.5}
     columns: dict[str, Any] = {
         "expected": ["e", None],
+        "evaluators": [(len,), ()],
         "metadata": [{"k": 1}, {}],
         "locations": ["s.jsonl:3", "s.jsonl:4"],
         "fingerprints": ["ab", "cd"],
+        "weights": [(2.0,), ()],
+        "threshold": [0.5, None],
     }
-    made = plain_cases(["n", "m"], [{"i": 1}, "x"], **columns, **shared)
+    made = plain_cases(["n", "m"], [{"i": 1}, "x"], **columns)
+    shared = plain_cases(["n"], [{"i": 1}], **{key: iter(repeat(values[0])) for key, values in columns.items()})
     for at, (name, value) in enumerate([("n", {"i": 1}), ("m", "x")]):
         each = {key: values[at] for key, values in columns.items()}
         case = Case(
             name,
             value,
             expected=each["expected"],
+            evaluators=each["evaluators"],
             metadata=each["metadata"],
             location=each["locations"],
             fingerprint=each["fingerprints"],
-            **shared,
+            weights=each["weights"],
+            threshold=each["threshold"],
         )
         assert made[at] == case
         assert repr(made[at]) == repr(case)
+    assert shared == made[:1]
 
 
 LINE_TEXTS = st.sampled_from(

@@ -87,20 +87,19 @@ def plain_cases(
     inputs: Iterable[Any],
     *,
     expected: Iterable[Any],
-    evaluators: tuple[Any, ...],
+    evaluators: Iterable[tuple[Any, ...]],
     metadata: Iterable[dict[str, Any]],
     locations: Iterable[str],
     fingerprints: Iterable[str],
-    weights: tuple[float, ...],
-    threshold: float | None,
+    weights: Iterable[tuple[float, ...]],
+    threshold: Iterable[float | None],
 ) -> list[Case]:
-    """``Case(...)`` of each name with the values at its place in the other columns (the evaluators,
-    weights and threshold shared by all), values that need no conversion (tuples already): a third of
-    the time, as the cases of a large suite are made a column at a time, each field set by its slot."""
-    count = len(names)
-    cases = list(map(object.__new__, repeat(Case, count)))
-    columns: tuple[Iterable[Any], ...] = (names, inputs, expected, repeat(None), repeat(evaluators), metadata)
-    columns += (locations, fingerprints, repeat(weights), repeat(threshold))
+    """``Case(...)`` of each name with the values at its place in the other columns (``repeat`` a value
+    many share), values that need no conversion (tuples already): a third of the time, as the cases of
+    a large suite are made a column at a time, each field set by its slot."""
+    cases = list(map(object.__new__, repeat(Case, len(names))))
+    columns: tuple[Iterable[Any], ...] = (names, inputs, expected, repeat(None), evaluators, metadata)
+    columns += (locations, fingerprints, weights, threshold)
     for setter, column in zip(_SETTERS, columns, strict=True):
         deque(map(setter, cases, column), maxlen=0)
     return cases

@@ -33,7 +33,12 @@ class PlainList(NamedTuple):
     evaluators: tuple[Any, ...]
     weights: tuple[float, ...]
     threshold: float | None
+    #: What a plain line's fingerprint digests after its name, input and expected answer.
     tail: str
+
+
+#: What :func:`written_known` gives: the list all lines have, or each line's.
+Known = PlainList | list[PlainList]
 
 
 class Columns(NamedTuple):
@@ -64,12 +69,18 @@ class Columns(NamedTuple):
         metadata = [metadata or {} for metadata in map(_METADATA, lines)]  # UNSET is false too
         return cls(list(map(_NAME, lines)), list(map(_INPUT, lines)), expected, metadata, numbers)
 
-    def part(self, run: range) -> Columns:
-        """The columns of the lines at ``run``."""
-        if len(run) == len(self.names):
+    def pick(self, at: list[int]) -> Columns:
+        """The columns of the lines at ``at``."""
+        if len(at) == len(self.names):
             return self
-        at = slice(run.start, run.stop)
-        return Columns(self.names[at], self.given[at], self.expected[at], self.metadata[at], self.numbers[at])
+        names, given, expected, metadata, numbers = self
+        return Columns(
+            [names[i] for i in at],
+            [given[i] for i in at],
+            [expected[i] for i in at],
+            [metadata[i] for i in at],
+            [numbers[i] for i in at],
+        )
 
 
 @functools.cache
@@ -94,30 +105,21 @@ def line_decoder() -> Any:
     return msgspec.json.Decoder(line)
 
 
-def written_runs(lines: list[Any], known: dict[bytes, PlainList]) -> list[tuple[range, PlainList]] | None:
-    """The runs of typed lines with the same evaluator list, each with what the list gives (``known``
-    by its text as written), when every line's list is known; else None."""
+def written_known(lines: list[Any], known: dict[bytes, PlainList]) -> Known | None:
+    """What the evaluator list of each typed line gives (``known`` by its text as written): one for all
+    when all have the same list, else each line's; None when a line's list is not known."""
     written = list(map(_EVALUATORS, lines))
     first = written[0]
     found = known.get(bytes(first))
     if found is not None and all(map(first.__eq__, written)):
-        return [(range(len(lines)), found)]
+        return found
     each: list[Any] = list(map(known.get, map(bytes, written)))
-    if None in each:
-        return None
-    runs: list[tuple[range, PlainList]] = []
-    start = 0
-    for at in range(1, len(each)):
-        if each[at] is not each[start]:
-            runs.append((range(start, at), each[start]))
-            start = at
-    runs.append((range(start, len(each)), each[start]))
-    return runs
+    return None if None in each else each
 
 
 def written_texts(lines: list[Any]) -> dict[bytes, int]:
     """The evaluator lists of typed lines as written, each with where a line has it."""
-    return dict(zip(map(bytes, map(_EVALUATORS, lines)), range(len(lines)), strict=False))
+    return dict(zip(map(bytes, map(_EVALUATORS, lines)), range(len(lines)), strict=True))
 
 
 def text_names(values: list[Any]) -> list[str] | None:

@@ -7,7 +7,7 @@ every place is the row's first line (``data.csv:7``).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import repeat
 from pathlib import Path
 from typing import Any
@@ -218,10 +218,10 @@ class Lines:
         self._lines = text.split("\n")
         #: What the text holds that orjson reads otherwise (from the file's bytes, ``data``, when at hand).
         self._screen = LinesScreen(text.encode("utf-8", "surrogatepass") if data is None else data, self._lines)
-        #: Where in the text each span of lines let go of starts: the index of its first line, and its offset.
-        self._spans: list[int] = []
-        self._starts: list[int] = []
-        self._kept = self._offset = 0
+        #: Where in the text lines start, for some of them: the index of the line, and its offset (the
+        #: first line, and each line after those let go of).
+        self._spans = [0]
+        self._starts = [0]
 
     def __iter__(self) -> Iterator[tuple[int, str, Any]]:
         for chunk in self.chunks():
@@ -232,12 +232,14 @@ class Lines:
         """How many lines the text has, blank ones too."""
         return len(self._lines)
 
-    def chunks(self, typed: Any = None) -> Iterator[LineChunk]:
+    def chunks(self, typed: Callable[[], Any] | None = None) -> Iterator[LineChunk]:
         """The lines a chunk at a time, each with its number, its text and its value; the values of
         the lines orjson did not read (at the chunk's ``precise``) are :func:`load_json`'s, and those of
-        the others hold no NaN, no infinity and no integer beyond 64 bits. With ``typed`` (a msgspec
-        decoder), a chunk may be its values instead (see :func:`agent_eval._sourcemap.read_part`)."""
-        for chunk in json_line_chunks(self._text, self._lines, self._screen, typed):
+        the others hold no NaN, no infinity and no integer beyond 64 bits. With ``typed`` (what makes a
+        msgspec decoder, called only when the text holds no escape), a chunk may be the decoder's values
+        instead (see :func:`agent_eval._sourcemap.read_part`)."""
+        decoder = None if typed is None or self._screen.escapes else typed()
+        for chunk in json_line_chunks(self._text, self._lines, self._screen, decoder):
             if chunk.typed and self.problems:  # only problems are told now: a typed chunk may hide some
                 self.untyped(chunk)
             elif self._resolved(chunk):
@@ -246,12 +248,10 @@ class Lines:
 
     def _let_go(self, last: int) -> None:
         """Let go of the lines up to line ``last``: read, their texts are not needed but for a message."""
-        first = self._kept
-        self._spans.append(first)
-        self._starts.append(self._offset)
-        self._offset += sum(map(len, self._lines[first:last])) + last - first
+        first, offset = self._spans[-1], self._starts[-1]
+        self._spans.append(last)
+        self._starts.append(offset + sum(map(len, self._lines[first:last])) + last - first)
         self._lines[first:last] = [""] * (last - first)
-        self._kept = last
 
     def _line(self, number: int) -> str:
         """The text of line ``number``."""

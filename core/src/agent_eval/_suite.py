@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from hashlib import blake2b
 from itertools import repeat
 from pathlib import Path
@@ -26,12 +26,13 @@ from agent_eval._model import Case, plain_cases
 from agent_eval._paths import relative_to
 from agent_eval._plainlines import (
     Columns,
+    Known,
     PlainList,
     line_decoder,
     plain_shape,
     plain_shapes,
     text_names,
-    written_runs,
+    written_known,
     written_texts,
 )
 from agent_eval._plugins import Registry, get_registry
@@ -261,7 +262,7 @@ class _CaseReader:
         count = len(self.problems.lines)
         self.checker.line_where = lines.name_where
         cases: list[Case] = []
-        typed = line_decoder() if QUICK_LINES and lines.line_count >= TYPED_LINES else None
+        typed = line_decoder if QUICK_LINES and lines.line_count >= TYPED_LINES else None
         for chunk in lines.chunks(typed):
             if not chunk.typed:
                 self._chunk(chunk, lines, cases)
@@ -276,14 +277,13 @@ class _CaseReader:
     def _typed(self, chunk: LineChunk, lines: Lines, cases: list[Case]) -> bool:
         """Read a chunk of typed lines (:func:`line_decoder`'s) when all are plain: their names new and
         their evaluator lists known by their text as written; True when so."""
-        runs = written_runs(chunk.values, self._written_lists)
-        if runs is None:
+        known = written_known(chunk.values, self._written_lists)
+        if known is None:
             return False
         columns = Columns.of_typed(chunk.values, chunk.numbers)
         if not all(map(str.strip, columns.names)) or not self.checker.claim(columns.names, chunk.numbers):
             return False
-        for run, known in runs:
-            self._plain_run(columns.part(run), known, lines, cases)
+        cases.extend(self._plain_cases(columns, known, lines))
         return True
 
     def _untyped(self, chunk: LineChunk, lines: Lines, cases: list[Case]) -> None:
@@ -318,13 +318,15 @@ class _CaseReader:
             known = None if chunk.precise or not plain_shapes(values) else self._known_list(entries)
             if known is not None:
                 if self.checker.claim(names, chunk.numbers):
-                    self._plain_run(Columns.of_mappings(values, names, chunk.numbers), known, lines, cases)
+                    cases.extend(self._plain_cases(Columns.of_mappings(values, names, chunk.numbers), known, lines))
                     return
             elif self.checker.new(names):
                 self._mixed(chunk, names, entries, lines, cases)
                 return
         for at in range(len(values)):
-            self._line(chunk, at, lines, cases)
+            case = self._line(chunk, at, lines, len(cases))
+            if case is not None:
+                cases.append(case)
 
     def _known_list(self, entries: list[Any]) -> PlainList | None:
         """What the evaluator list of every line gives (see :meth:`_plain_known`), when all lines have
@@ -336,54 +338,68 @@ class _CaseReader:
         return known
 
     def _mixed(self, chunk: LineChunk, names: list[str], entries: list[Any], lines: Lines, cases: list[Case]) -> None:
-        """Read a chunk of plain lines and others (:meth:`_chunk`) in order, the plain ones a run at a time."""
+        """Read a chunk of plain lines and others (:meth:`_chunk`) in order, the plain ones made together
+        at the end (their names, all new and different, cannot be those of the others)."""
         precise = set(chunk.precise)
-        texts = [
-            orjson.dumps(written) if at not in precise and plain_shape(data) else None
-            for at, (data, written) in enumerate(zip(chunk.values, entries, strict=True))
-        ]
-        columns = Columns.of_mappings(chunk.values, names, chunk.numbers)
-        start, run = 0, None
-        for at, text in enumerate(texts):
-            known = None if text is None else self._plain_lists.get(text)  # a line read before may have made it known
-            if known is not run:
-                if run is not None:
-                    self._claimed_run(columns.part(range(start, at)), run, lines, cases)
-                start, run = at, known
-            if known is None:
-                self._line(chunk, at, lines, cases)
-        if run is not None:
-            self._claimed_run(columns.part(range(start, len(texts))), run, lines, cases)
+        made: list[Case | None] = []  # None where a plain line's case goes
+        plain: list[int] = []
+        known: list[PlainList] = []
+        for at, data in enumerate(chunk.values):
+            found = None  # a line read before may have made its list known: looked up in turn
+            if at not in precise and plain_shape(data):
+                found = self._plain_lists.get(orjson.dumps(entries[at]))
+            if found is None:
+                case = self._line(chunk, at, lines, len(cases) + len(made))
+                if case is not None:
+                    made.append(case)
+            else:
+                plain.append(at)
+                known.append(found)
+                made.append(None)
+        if plain:
+            columns = Columns.of_mappings(chunk.values, names, chunk.numbers).pick(plain)
+            self.checker.note(columns.names, columns.numbers)
+            built = iter(self._plain_cases(columns, known, lines))
+            made = [next(built) if case is None else case for case in made]
+        cases.extend(made)  # type: ignore[arg-type]  # each None was made a case
 
-    def _claimed_run(self, columns: Columns, known: PlainList, lines: Lines, cases: list[Case]) -> None:
-        """:meth:`_plain_run`, its names noted as seen first on their lines."""
-        self.checker.note(columns.names, columns.numbers)
-        self._plain_run(columns, known, lines, cases)
-
-    def _plain_run(self, columns: Columns, known: PlainList, lines: Lines, cases: list[Case]) -> None:
-        """The cases of plain lines that share the evaluators ``known`` (their names noted as seen already)."""
+    def _plain_cases(self, columns: Columns, known: Known, lines: Lines) -> list[Case]:
+        """The cases of plain lines (their names noted as seen already) with what their evaluator lists
+        give, ``known`` (the same for all, or each line's)."""
+        evaluators: Iterable[tuple[Any, ...]]
+        weights: Iterable[tuple[float, ...]]
+        threshold: Iterable[float | None]
+        tails: Iterable[str]
+        if isinstance(known, PlainList):
+            evaluators, weights, threshold, tails = (
+                repeat(known.evaluators),
+                repeat(known.weights),
+                repeat(known.threshold),
+                repeat(known.tail),
+            )
+        else:
+            evaluators, weights = [each.evaluators for each in known], [each.weights for each in known]
+            threshold, tails = [each.threshold for each in known], [each.tail for each in known]
         names, given, expected = columns.names, columns.given, columns.expected
-        made = plain_cases(
+        return plain_cases(
             names,
             given,
             expected=expected,
-            evaluators=known.evaluators,
+            evaluators=evaluators,
             metadata=columns.metadata,
             locations=map(f"{lines.path}:".__add__, map(str, columns.numbers)),
-            fingerprints=_digests(names, given, expected, [None] * len(names), known.tail),
-            weights=known.weights,
-            threshold=known.threshold,
+            fingerprints=_digests(names, given, expected, tails),
+            weights=weights,
+            threshold=threshold,
         )
-        cases.extend(made)
 
-    def _line(self, chunk: LineChunk, at: int, lines: Lines, cases: list[Case]) -> None:
-        """Read the line at ``at`` of ``chunk`` the full way (:meth:`read`)."""
+    def _line(self, chunk: LineChunk, at: int, lines: Lines, index: int) -> Case | None:
+        """The case of the line at ``at`` of ``chunk``, read the full way (:meth:`read`) as the case at ``index``."""
         source = lines.source(chunk.numbers[at], chunk.lines[at], chunk.values[at])
-        case = self.read(Place(source), len(cases) + self._dropped)
+        case = self.read(Place(source), index + self._dropped)
         if case is None:
             self._dropped += 1
-        else:
-            cases.append(case)
+        return case
 
     def read(self, place: Place, index: int) -> Case | None:
         data = place.value
@@ -472,7 +488,7 @@ class _CaseReader:
             return
         if repr(orjson.loads(key)) == entries_text:
             shared = self.shared
-            tail = _fingerprint_tail(entries_text, shared.entries_text, shared.threshold)
+            tail = ", None" + _fingerprint_tail(entries_text, shared.entries_text, shared.threshold)
             threshold = None if shared.threshold is None else float(shared.threshold)
             self._plain_lists[key] = PlainList(evaluators, weights, threshold, tail)
 
@@ -531,18 +547,20 @@ def _fingerprint(name: str, data: dict[str, Any], entries_text: str, shared_text
 def _digest(name: str, given: Any, expected: Any, evaluator: Any, tail: str) -> str:
     """The fingerprint of a case from its name, input, expected answer and evaluator, and the rest of what
     it holds as :func:`_fingerprint_tail` writes it."""
-    return _digests((name,), (given,), (expected,), (evaluator,), tail)[0]
+    digest = _DIGEST.copy()
+    digest.update(f"({name!r}, {given!r}, {expected!r}, {evaluator!r}{tail}".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
-def _digests(
-    names: Iterable[str], given: Iterable[Any], expected: Iterable[Any], evaluators: Iterable[Any], tail: str
-) -> list[str]:
-    """:func:`_digest` of each case (its name, input, expected answer and evaluator) of some sharing ``tail``."""
+def _digests(names: Sequence[str], given: Iterable[Any], expected: Iterable[Any], ends: Iterable[str]) -> list[str]:
+    """:func:`_digest` of each case from its name, input and expected answer, with its evaluator and
+    :func:`_fingerprint_tail` written as its ``end`` (``repeat`` one that many share): the same text is
+    digested (tests compare the cases read both ways, fingerprints included, on generated suites)."""
     copy = _DIGEST.copy
     digests = []
-    for name, value, answer, evaluator in zip(names, given, expected, evaluators, strict=True):
+    for name, value, answer, end in zip(names, given, expected, ends, strict=False):  # as many as names
         digest = copy()
-        digest.update(f"({name!r}, {value!r}, {answer!r}, {evaluator!r}{tail}".encode("utf-8", "surrogatepass"))
+        digest.update(f"({name!r}, {value!r}, {answer!r}{end}".encode("utf-8", "surrogatepass"))
         digests.append(digest.hexdigest())
     return digests
 
