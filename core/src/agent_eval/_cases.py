@@ -7,7 +7,7 @@ checked once is never checked again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from agent_eval._calling import callable_name
@@ -94,21 +94,57 @@ class Checker:
         self.problems: list[str] = []
         #: Where each name was first seen (or how to find out: working out a place can cost), or the
         #: number of the JSON Lines line it was on, for :attr:`line_where` to place.
-        self.first_seen: dict[str, str | int | Callable[[], str]] = {}
+        self._first_seen: dict[str, str | int | Callable[[], str]] = {}
         #: Where the name on a line of the JSON Lines file being read stands, by the line's number.
         self.line_where: Callable[[int], str] | None = None
+        #: The names of lines noted a run of lines at a time (:meth:`claim`), and those runs with their
+        #: lines' numbers: a set takes a name in one look, where a mapping to its line takes more.
+        self._line_names: set[str] = set()
+        self._runs: list[tuple[list[str], Sequence[int]]] = []
 
     def duplicate(self, name: str, where: str | Callable[[], str]) -> str | None:
         """The problem when ``name`` was seen before, else None (and ``name`` is remembered here)."""
-        first = self.first_seen.get(name)
+        if name in self._line_names:
+            self._merge()
+        first = self._first_seen.get(name)
         if first is None:
-            self.first_seen[name] = where
+            self._first_seen[name] = where
             return None
         if isinstance(first, int) and self.line_where is not None:
             shown = self.line_where(first)
         else:
             shown = first() if callable(first) else str(first)
         return f"duplicate case name {name!r} (first at {shown}); names must be unique"
+
+    def new(self, names: list[str]) -> bool:
+        """True when no name of ``names`` was seen before or is there twice."""
+        unique = set(names)
+        seen = self._first_seen.keys()
+        return len(unique) == len(names) and seen.isdisjoint(unique) and self._line_names.isdisjoint(unique)
+
+    def note(self, names: list[str], numbers: Sequence[int]) -> None:
+        """Remember each of ``names`` (:meth:`new` ones) as first seen on the line of its number."""
+        self._line_names.update(names)
+        self._runs.append((names, numbers))
+
+    def claim(self, names: list[str], numbers: Sequence[int]) -> bool:
+        """:meth:`note` the names when they are :meth:`new`, in one look at each; else note none."""
+        if self._first_seen.keys().isdisjoint(names):
+            count = len(self._line_names)
+            self._line_names.update(names)
+            if len(self._line_names) == count + len(names):
+                self._runs.append((names, numbers))
+                return True
+            self._line_names.clear()  # which of them were there before is found again, once:
+            self._merge()  # a name is there twice, so the suite does not load; its names are all mapped
+        return False
+
+    def _merge(self) -> None:
+        """Map the names of :meth:`claim`'s runs to their lines, as any other."""
+        for names, numbers in self._runs:
+            self._first_seen.update(zip(names, numbers, strict=True))
+        self._line_names.clear()
+        self._runs.clear()
 
     def evaluator_problems(self, case: Case) -> list[str]:
         """What each evaluator of ``case`` objects to (nothing when all accept it)."""

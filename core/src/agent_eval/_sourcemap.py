@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from itertools import repeat
 from operator import add
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 import yaml
@@ -246,69 +246,100 @@ def load_json(text: str) -> Any:
     return data
 
 
-#: Bytes of a text as :class:`LinesScreen` sees them: digits as "0", JSON's spaces (but the newline) as
-#: "w", the colon as "c", anything else as ".".
-_CLASSES = bytes(48 if 48 <= i <= 57 else 119 if i in b" \t\r" else 99 if i == 58 else 46 for i in range(256))
+#: Bytes of a text as :class:`LinesScreen` sees them for numbers: digits as "0", anything else as ".".
+_DIGITS = bytes(48 if 48 <= i <= 57 else 46 for i in range(256))
+#: Bytes of a text as it sees them for nesting: each "[" and "{" as "[", each line break kept, the rest left out.
+_OPENINGS = bytes(91 if i == 123 else i for i in range(256))
+_NOT_OPENINGS = bytes(i for i in range(256) if i not in b"[{\n")
 
 
 class LinesScreen:
-    """What a JSON Lines text holds that :func:`quick_json` cannot read as :func:`load_json` does,
-    looked for once in the whole text (and again in a line only when the whole text holds it).
+    """What a JSON Lines text holds that orjson or msgspec cannot read as :func:`load_json` does, looked
+    for once in the whole text (and again in a line only when the whole text holds it); digits are
+    looked for a chunk at a time (:func:`digit_run`), where a reader needs it.
 
     orjson reads most lines ten times faster than the standard library, and exactly as it does: the
     same values, and an error where it refuses. It differs on integers of more than 64 bits (it makes
-    them floats) and it keeps the last of two equal keys instead of refusing the line. The second is
-    found by counting: with no escape ``\\u`` and no space before a colon, the text holds ``":`` once
-    per key and once per ``\\":`` inside its strings, and so does orjson's re-encoding of what it
-    read, minus the keys it dropped.
+    them floats; msgspec reads them, but also those beyond :data:`MAX_INT`), on nesting deeper than
+    :data:`MAX_DEPTH` (both read it) and it keeps the last of two equal keys instead of refusing the
+    line. The last is found by counting: with no escape ``\\u``, the text holds a colon for each key and
+    each colon inside its strings, and so does orjson's re-encoding of what it read, minus the keys it
+    dropped (each with its colon).
     """
 
-    def __init__(self, text: str) -> None:
-        data = text.encode("utf-8")
-        classes = data.translate(_CLASSES)
-        self.escapes = b"\\u" in data or b"\\U" in data
-        self.spaced_colons = b"wc" in classes
-        self.long_numbers = b"0" * _LONG_DIGITS in classes
-        self.anywhere = self.escapes or self.spaced_colons or self.long_numbers
+    def __init__(self, data: bytes, lines: list[str]) -> None:
+        """The screen of a text from its UTF-8 bytes and its lines."""
+        # most texts hold no backslash at all: found at once, where looking for "\\u" reads every byte
+        self.escapes = b"\\" in data and (b"\\u" in data or b"\\U" in data)
+        #: Some line opens more than MAX_DEPTH lists and mappings (so it may nest too deep).
+        self.deep = max(map(len, lines), default=0) > MAX_DEPTH and _opens_many(data)
 
-    def plain(self, line: str) -> bool:
-        """True when ``line`` holds nothing the screen looks for."""
-        if not self.anywhere:
-            return True
-        if self.escapes and ("\\u" in line or "\\U" in line):
-            return False
-        classes = line.encode("utf-8").translate(_CLASSES)
-        if self.spaced_colons and b"wc" in classes:
-            return False
-        return not (self.long_numbers and b"0" * _LONG_DIGITS in classes)
+    def escaped(self, line: str) -> bool:
+        """True when ``line`` may hold an escape ``\\u``."""
+        return self.escapes and ("\\u" in line or "\\U" in line)
+
+    def shallow(self, line: str) -> bool:
+        """True when ``line`` cannot nest deeper than :data:`MAX_DEPTH`: it opens no more than that."""
+        return not self.deep or line.count("[") + line.count("{") <= MAX_DEPTH
+
+
+def _opens_many(data: bytes) -> bool:
+    """True when a line of ``data`` opens more than :data:`MAX_DEPTH` lists and mappings."""
+    return b"[" * (MAX_DEPTH + 1) in data.translate(_OPENINGS, _NOT_OPENINGS)
 
 
 #: Integers of more digits than this may not fit in 64 bits: orjson reads those as floats.
 _LONG_DIGITS = 19
-#: What :func:`quick_json` returns for a line it leaves to :func:`load_json`.
+
+
+def digit_run(lines: list[str], length: int) -> bool:
+    """True when a line of ``lines`` holds ``length`` digits in a row."""
+    if max(map(len, lines), default=0) < length:
+        return False
+    return b"0" * length in "\n".join(lines).encode("utf-8", "surrogatepass").translate(_DIGITS)
+
+
+#: What :func:`json_line_chunks` gives for a line it leaves to :func:`load_json`.
 UNSURE = object()
+
+
+class LineChunk(NamedTuple):
+    """Lines of a JSON Lines text, but the blank ones: their numbers, texts and values."""
+
+    numbers: Sequence[int]
+    lines: list[str]
+    #: Each line's value, or :data:`UNSURE` (at :attr:`precise`) where orjson did not read it.
+    values: list[Any]
+    #: Where in :attr:`values` stand the lines left to :func:`load_json`, in order.
+    precise: list[int]
+    #: True when the values are what a typed decoder made (see :func:`read_part`), not JSON values.
+    typed: bool = False
 
 
 def json_lines(text: str) -> list[tuple[int, str, Any]]:
     """Each line of JSON Lines text that is not blank: its number, its text, and its value as
     :func:`load_json` reads it, or :data:`UNSURE` when reading it takes :func:`load_json` (a problem to
     report with its position, a line the screen flags, a line that may hold a key twice)."""
-    return [line for chunk in json_line_chunks(text) for line in chunk]
+    return [line for chunk in json_line_chunks(text) for line in zip(*chunk[:3], strict=True)]
 
 
 #: How many lines :func:`json_line_chunks` reads before it checks that none of them holds a key twice.
 _CHUNK = 1024
 
 
-def json_line_chunks(text: str, lines: list[str] | None = None) -> Iterator[list[tuple[int, str, Any]]]:
+def json_line_chunks(
+    text: str, lines: list[str] | None = None, screen: LinesScreen | None = None, typed: Any = None
+) -> Iterator[LineChunk]:
     """:func:`json_lines` a chunk of lines at a time, each chunk checked for keys given twice as a whole,
-    so that no more than a chunk of values is held.
+    so that no more than a chunk of values is held; with ``typed`` (a msgspec decoder), chunks it
+    reads are its values (see :func:`read_part`).
 
-    ``lines`` is ``text.split("\n")`` when the caller has made it. Lines end at "\n" only: JSON strings
-    may hold U+2028, U+2029 or U+0085, where str.splitlines would cut.
+    ``lines`` is ``text.split("\n")`` and ``screen`` the text's :class:`LinesScreen` when the caller has
+    made them. Lines end at "\n" only: JSON strings may hold U+2028, U+2029 or U+0085, where
+    str.splitlines would cut.
     """
-    screen = LinesScreen(text)
     lines = text.split("\n") if lines is None else lines
+    screen = LinesScreen(text.encode("utf-8", "surrogatepass"), lines) if screen is None else screen
     # the empty lines at the end (after the last line break) hold nothing: left out, the last chunk can be
     # read in one go rather than found blank by orjson and read again line by line
     count = len(lines)
@@ -318,78 +349,107 @@ def json_line_chunks(text: str, lines: list[str] | None = None) -> Iterator[list
     for base in range(0, count, _CHUNK):
         part = lines[base : min(base + _CHUNK, count)]
         end = start + sum(map(len, part)) + len(part)  # the span of ``text`` the part's lines (and breaks) take
-        values = None if screen.anywhere else _plain_values(part)
-        if values is not None:
-            chunk = list(zip(range(base + 1, base + 1 + len(part)), part, values, strict=True))
-            yield _keys_checked(chunk, range(len(chunk)), values, text.count('":', start, end))
-        else:
-            chunk, quick, unsure = _careful_chunk(part, base + 1, screen)
-            if chunk:
-                values = [chunk[at][2] for at in quick]
-                yield _keys_checked(chunk, quick, values, text.count('":', start, end) - unsure)
+        chunk = read_part(part, base + 1, screen, text.count(":", start, end), typed)
+        if chunk is not None:
+            yield chunk
         start = end
 
 
-def _plain_values(part: list[str]) -> list[Any] | None:
-    """The values orjson reads from lines that hold nothing :class:`LinesScreen` looks for, when every one
-    is JSON (so none is blank) nesting no deeper than :data:`MAX_DEPTH`; else None."""
+def read_part(part: list[str], first: int, screen: LinesScreen, written: int, typed: Any = None) -> LineChunk | None:
+    """The lines of ``part`` (numbered from ``first``, holding ``written`` colons) that are not blank, as
+    a chunk (None when all are blank).
+
+    When the lines hold nothing :class:`LinesScreen` looks for, the msgspec decoder ``typed`` is tried
+    first: when it reads every line, and its encoding of what it read holds as many colons as the lines
+    (no key given twice, but maybe inside a ``msgspec.Raw`` value, which it keeps as written), the chunk
+    is its values.
+    """
+    flagged = screen.escapes or (screen.deep and not _shallow(part))
+    if typed is not None and not flagged and not digit_run(part, _MAX_DIGITS):
+        chunk = _typed_chunk(part, first, typed, written)
+        if chunk is not None:
+            return chunk
+    digits = digit_run(part, _LONG_DIGITS)
+    if not flagged and not digits:
+        try:
+            values = list(map(orjson.loads, part))
+        except orjson.JSONDecodeError:  # a blank line, or one that is not JSON
+            pass
+        else:
+            return _keys_checked(
+                LineChunk(range(first, first + len(part)), part, values, []), range(len(part)), written
+            )
+    chunk, quick, unsure = _careful_chunk(part, first, screen, digits)
+    return _keys_checked(chunk, quick, written - unsure) if chunk.lines else None
+
+
+def _shallow(part: list[str]) -> bool:
+    """True when no line of ``part`` opens more than :data:`MAX_DEPTH` lists and mappings."""
     opened = map(add, map(str.count, part, repeat("[")), map(str.count, part, repeat("{")))
-    if max(opened, default=0) > MAX_DEPTH:
-        return None
-    loads = orjson.loads
+    return max(opened, default=0) <= MAX_DEPTH
+
+
+def _typed_chunk(part: list[str], first: int, typed: Any, written: int) -> LineChunk | None:
+    import msgspec
+
     try:
-        return [loads(line) for line in part]
-    except orjson.JSONDecodeError:
+        values = list(map(typed.decode, part))
+    except msgspec.MsgspecError:
         return None
+    if msgspec.json.encode(values).count(b":") != written:  # a key given twice, or a default written out
+        return None
+    return LineChunk(range(first, first + len(part)), part, values, [], typed=True)
 
 
-def _careful_chunk(
-    part: list[str], first: int, screen: LinesScreen
-) -> tuple[list[tuple[int, str, Any]], list[int], int]:
+def _careful_chunk(part: list[str], first: int, screen: LinesScreen, digits: bool) -> tuple[LineChunk, list[int], int]:
     """The lines of ``part`` (numbered from ``first``) that are not blank, each with its value or
-    :data:`UNSURE`; where those orjson read are, and how many ``":`` the others hold."""
-    plain = not screen.anywhere
+    :data:`UNSURE`; where those orjson read are, and how many colons the others hold. ``digits``: some
+    line may hold an integer beyond 64 bits."""
     loads, refused = orjson.loads, orjson.JSONDecodeError
-    chunk: list[tuple[int, str, Any]] = []
+    numbers: list[int] = []
+    lines: list[str] = []
+    values: list[Any] = []
     quick: list[int] = []
+    precise: list[int] = []
     unsure = 0
     for number, line in enumerate(part, start=first):
-        if (plain or screen.plain(line)) and line.count("[") + line.count("{") <= MAX_DEPTH:
+        long = digits and b"0" * _LONG_DIGITS in line.encode("utf-8", "surrogatepass").translate(_DIGITS)
+        if not long and not screen.escaped(line) and screen.shallow(line):
             try:
-                chunk.append((number, line, loads(line)))
+                value = loads(line)
             except refused:
-                if not line.strip(_JSON_SPACE):
-                    continue
-                chunk.append((number, line, UNSURE))
-                unsure += line.count('":')
+                value = UNSURE
             else:
-                quick.append(len(chunk) - 1)
-        elif line.strip(_JSON_SPACE):
-            chunk.append((number, line, UNSURE))
-            unsure += line.count('":')
-    return chunk, quick, unsure
+                quick.append(len(values))
+        else:
+            value = UNSURE
+        if value is UNSURE:
+            if not line.strip(_JSON_SPACE):
+                continue
+            precise.append(len(values))
+            unsure += line.count(":")
+        numbers.append(number)
+        lines.append(line)
+        values.append(value)
+    return LineChunk(numbers, lines, values, precise), quick, unsure
 
 
-def _keys_checked(
-    chunk: list[tuple[int, str, Any]], quick: Sequence[int], values: list[Any], written: int
-) -> list[tuple[int, str, Any]]:
-    """The chunk, with each line orjson read (at ``quick``, their ``values``) that holds a key twice marked
-    :data:`UNSURE`; ``written`` is how many ``":`` the text of the lines orjson read holds."""
-    if values and written != orjson.dumps(values).count(b'":'):
-        for at in quick:  # some line holds a key twice: the precise parser is to find which, and say where
-            if not _keys_agree([chunk[at]]):
-                chunk[at] = (chunk[at][0], chunk[at][1], UNSURE)
+def _keys_checked(chunk: LineChunk, quick: Sequence[int], written: int) -> LineChunk:
+    """The chunk, with each line orjson read (at ``quick``) that holds a key twice marked :data:`UNSURE`;
+    ``written`` is how many colons the text of the lines orjson read holds."""
+    values = chunk.values
+    read = values if len(quick) == len(values) else [values[at] for at in quick]
+    if read and written != orjson.dumps(read).count(b":"):
+        # some line holds a key twice: the precise parser is to find which, and say where
+        for at in quick:
+            if chunk.lines[at].count(":") != orjson.dumps(values[at]).count(b":"):
+                values[at] = UNSURE
+                chunk.precise.append(at)
+        chunk.precise.sort()
     return chunk
 
 
 _JSON_SPACE = " \t\r"
-
-
-def _keys_agree(lines: list[tuple[int, str, Any]]) -> bool:
-    """True when the lines (read by orjson) hold no key twice in one object: as many ``":`` in their
-    text as in orjson's encoding of their values (see :class:`LinesScreen`)."""
-    written = sum(line.count('":') for _, line, _ in lines)
-    return written == orjson.dumps([value for _, _, value in lines]).count(b'":')
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -6,14 +6,17 @@ every place is the row's first line (``data.csv:7``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import bisect
+from collections.abc import Callable, Iterator
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 from agent_eval._errors import FileReadError, SuiteError
-from agent_eval._files import MAX_BYTES, display, read_text_file
+from agent_eval._files import MAX_BYTES, decode_text, display, read_file_bytes
 from agent_eval._sourcemap import (
-    UNSURE,
+    LineChunk,
+    LinesScreen,
     Path_,
     Position,
     SourceError,
@@ -21,6 +24,7 @@ from agent_eval._sourcemap import (
     json_positions,
     load_json,
     load_yaml,
+    read_part,
 )
 
 FORMATS = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
@@ -166,9 +170,13 @@ def open_sources(path: Path, *, origin: str | None = None) -> list[Source] | Lin
     """As :func:`parse`, but a JSONL file is read line by line as its :class:`Lines` are iterated."""
     note = f" (from {origin})" if origin else ""
     try:
-        text, kind = _read(path)
+        data, kind = _read(path)
+        text = decode_text(data, path)
     except FileReadError as error:
         raise SuiteError([f"{error}{note}"]) from None
+    if kind == "jsonl":
+        return Lines(path, text, origin, data)
+    del data  # the text is what is read from here on
     if kind == "csv":
         if origin is None:
             message = f"{path}: a CSV file holds cases, not a suite; name it in a suite file: `cases: {path.name}`"
@@ -178,19 +186,18 @@ def open_sources(path: Path, *, origin: str | None = None) -> list[Source] | Lin
         if kind == "yaml":
             data, positions = load_yaml(text)
             return [Source(path, data, positions, text, origin)]
-        if kind == "json":
-            return [Source(path, load_json(text), None, text, origin)]
+        return [Source(path, load_json(text), None, text, origin)]
     except SourceError as error:
         raise SuiteError([f"{path}:{error.line}:{error.column}: {error.message}{note}"]) from None
-    return Lines(path, text, origin)
 
 
-def _read(path: Path) -> tuple[str, str]:
+def _read(path: Path) -> tuple[bytes, str]:
+    """The bytes of a suite or cases file (bounded as :func:`read_text_file` bounds them), and its kind."""
     kind = FORMATS.get(path.suffix.lower())
     if kind is None:
         problem = f"unknown suite file type {path.suffix!r}; use .yaml, .yml, .json or .jsonl"
         raise FileReadError(display(str(path)), problem)
-    return read_text_file(path, limit=MAX_BYTES), kind
+    return read_file_bytes(path, limit=MAX_BYTES), kind
 
 
 class Lines:
@@ -202,34 +209,78 @@ class Lines:
     says where a problem is.
     """
 
-    def __init__(self, path: Path, text: str, origin: str | None) -> None:
+    def __init__(self, path: Path, text: str, origin: str | None, data: bytes | None = None) -> None:
         self.path = path
         self.origin = origin
         self.problems: list[str] = []
         self._text = text
+        #: The lines, but those :meth:`chunks` has let go of (left empty): a message finds them in the text.
         self._lines = text.split("\n")
+        #: What the text holds that orjson reads otherwise (from the file's bytes, ``data``, when at hand).
+        self._screen = LinesScreen(text.encode("utf-8", "surrogatepass") if data is None else data, self._lines)
+        #: Where in the text lines start, for some of them: the index of the line, and its offset (the
+        #: first line, and each line after those let go of).
+        self._spans = [0]
+        self._starts = [0]
 
     def __iter__(self) -> Iterator[tuple[int, str, Any]]:
-        for chunk, _ in self.chunks():
-            yield from chunk
+        for chunk in self.chunks():
+            yield from zip(*chunk[:3], strict=True)
 
-    def chunks(self) -> Iterator[tuple[list[tuple[int, str, Any]], set[int]]]:
-        """The lines a chunk at a time, each with its number, its text and its value, and the numbers of
-        the lines orjson did not read (the values of the others hold no NaN, no infinity and no integer
-        beyond 64 bits)."""
+    @property
+    def line_count(self) -> int:
+        """How many lines the text has, blank ones too."""
+        return len(self._lines)
+
+    def chunks(self, typed: Callable[[], Any] | None = None) -> Iterator[LineChunk]:
+        """The lines a chunk at a time, each with its number, its text and its value; the values of
+        the lines orjson did not read (at the chunk's ``precise``) are :func:`load_json`'s, and those of
+        the others hold no NaN, no infinity and no integer beyond 64 bits. With ``typed`` (what makes a
+        msgspec decoder, called only when the text holds no escape), a chunk may be the decoder's values
+        instead (see :func:`agent_eval._sourcemap.read_part`)."""
+        decoder = None if typed is None or self._screen.escapes else typed()
+        for chunk in json_line_chunks(self._text, self._lines, self._screen, decoder):
+            if chunk.typed and self.problems:  # only problems are told now: a typed chunk may hide some
+                self.untyped(chunk)
+            elif self._resolved(chunk):
+                yield chunk
+            self._let_go(chunk.numbers[-1])
+
+    def _let_go(self, last: int) -> None:
+        """Let go of the lines up to line ``last``: read, their texts are not needed but for a message."""
+        first, offset = self._spans[-1], self._starts[-1]
+        self._spans.append(last)
+        self._starts.append(offset + sum(map(len, self._lines[first:last])) + last - first)
+        self._lines[first:last] = [""] * (last - first)
+
+    def _line(self, number: int) -> str:
+        """The text of line ``number``."""
+        line = self._lines[number - 1]
+        if line:
+            return line
+        span = bisect.bisect_right(self._spans, number - 1) - 1
+        start = self._starts[span]
+        for _ in range(number - 1 - self._spans[span]):
+            start = self._text.index("\n", start) + 1
+        end = self._text.find("\n", start)
+        return self._text[start:] if end < 0 else self._text[start:end]
+
+    def untyped(self, chunk: LineChunk) -> LineChunk | None:
+        """The lines of a typed chunk as :meth:`chunks` reads them without a decoder (None when one is
+        not JSON: a problem)."""
+        written = sum(map(str.count, chunk.lines, repeat(":")))
+        read = read_part(chunk.lines, chunk.numbers[0], self._screen, written)
+        return read if read is not None and self._resolved(read) else None
+
+    def _resolved(self, chunk: LineChunk) -> bool:
+        """Read the lines orjson did not read with :func:`load_json`; False when one is not JSON."""
         note = f" (from {self.origin})" if self.origin else ""
-        for chunk in json_line_chunks(self._text, self._lines):
-            precise: set[int] = set()
-            for at, (number, line, value) in enumerate(chunk):
-                if value is not UNSURE:
-                    continue
-                precise.add(number)
-                try:
-                    chunk[at] = (number, line, load_json(line))
-                except SourceError as error:
-                    self.problems.append(f"{self.path}:{number}:{error.column}: {error.message}{note}")
-            if not self.problems:
-                yield chunk, precise
+        for at in chunk.precise:
+            try:
+                chunk.values[at] = load_json(chunk.lines[at])
+            except SourceError as error:
+                self.problems.append(f"{self.path}:{chunk.numbers[at]}:{error.column}: {error.message}{note}")
+        return not self.problems
 
     def source(self, number: int, line: str, data: Any) -> LineSource:
         """Line ``number`` (its text, and its value) as a source."""
@@ -237,7 +288,7 @@ class Lines:
 
     def name_where(self, number: int) -> str:
         """``file:line:column`` of the ``name`` of the case on line ``number``."""
-        return LineSource(self.path, None, self._lines[number - 1], number, self.origin).where(("name",))
+        return LineSource(self.path, None, self._line(number), number, self.origin).where(("name",))
 
 
 def _parse_csv(path: Path, text: str, origin: str) -> list[Source]:

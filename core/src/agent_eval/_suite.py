@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable, Sequence
 from hashlib import blake2b
+from itertools import repeat
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import attrs
 import orjson
@@ -20,10 +22,21 @@ from agent_eval._cases import CASE_KEYS, Cases, Checker, metadata_problem
 from agent_eval._entries import EntryReader
 from agent_eval._errors import SuiteError, did_you_mean
 from agent_eval._grading import threshold_problem
-from agent_eval._model import Case, plain_case
+from agent_eval._model import Case, plain_cases
 from agent_eval._paths import relative_to
+from agent_eval._plainlines import (
+    Columns,
+    Known,
+    PlainList,
+    line_decoder,
+    plain_shape,
+    plain_shapes,
+    text_names,
+    written_known,
+    written_texts,
+)
 from agent_eval._plugins import Registry, get_registry
-from agent_eval._sourcemap import KEY
+from agent_eval._sourcemap import KEY, LineChunk
 from agent_eval._sources import Lines, Place, Source, open_sources, position_key
 from agent_eval._text import kind_of, short_repr
 
@@ -209,20 +222,12 @@ class _Shared:
 _CASE_KEYS = frozenset(CASE_KEYS)
 
 
-class _PlainList(NamedTuple):
-    """What an evaluator list gives the cases :meth:`_CaseReader._chunk` reads, and their fingerprints' end."""
-
-    evaluators: tuple[Any, ...]
-    weights: tuple[float, ...]
-    threshold: float | None
-    tail: str
-
-
-#: The keys of a case that :meth:`_CaseReader._chunk` reads.
-_PLAIN_KEYS = _CASE_KEYS - {"evaluator"}
 #: Whether plain lines of a JSON Lines file are read by :meth:`_CaseReader._chunk` (tests turn it off to
 #: compare with :meth:`_CaseReader.read`).
 QUICK_LINES = True
+#: The fewest lines of a JSON Lines file read by :func:`line_decoder` first: msgspec's import (about 8 ms)
+#: is paid back from about there on (tests set it lower).
+TYPED_LINES = 10_000
 
 
 class _CaseReader:
@@ -241,7 +246,9 @@ class _CaseReader:
         #: The evaluators and weights each evaluator list gave (read without a problem), by its repr.
         self._graded_lists: dict[str, tuple[tuple[Any, ...], tuple[float, ...]]] = {}
         #: Those of them whose evaluators have no ``check_case`` to call, by their JSON text (:meth:`_chunk`).
-        self._plain_lists: dict[bytes, _PlainList] = {}
+        self._plain_lists: dict[bytes, PlainList] = {}
+        #: The same, by their text as written on a line orjson read (:meth:`_typed`).
+        self._written_lists: dict[bytes, PlainList] = {}
         #: Lines of the JSON Lines file being read that gave no case (for each case's index).
         self._dropped = 0
 
@@ -249,68 +256,150 @@ class _CaseReader:
         """The cases of a JSON Lines file; when a line is not JSON, only such lines are problems.
 
         Neither the lines nor their values are kept; most lines of a large file are plain
-        (:meth:`_chunk`) and become cases without the places :meth:`read` keeps for its messages.
+        (:mod:`agent_eval._plainlines`) and become cases without the places :meth:`read` keeps for its
+        messages, a chunk of lines at a time.
         """
         count = len(self.problems.lines)
         self.checker.line_where = lines.name_where
         cases: list[Case] = []
-        for chunk, precise in lines.chunks():
-            self._chunk(chunk, precise, lines, cases)
+        typed = line_decoder if QUICK_LINES and lines.line_count >= TYPED_LINES else None
+        for chunk in lines.chunks(typed):
+            if not chunk.typed:
+                self._chunk(chunk, lines, cases)
+            elif not self._typed(chunk, lines, cases):
+                self._untyped(chunk, lines, cases)
         if lines.problems:  # reading stopped at the first line that is not JSON: only those lines are told
             del self.problems.lines[count:]
             self.problems.lines.extend(lines.problems)
             return []
         return cases
 
-    def _chunk(self, chunk: list[tuple[int, str, Any]], precise: set[int], lines: Lines, cases: list[Case]) -> None:
-        """Read a chunk of lines into ``cases``: plain ones here, the others by :meth:`read`.
+    def _typed(self, chunk: LineChunk, lines: Lines, cases: list[Case]) -> bool:
+        """Read a chunk of typed lines (:func:`line_decoder`'s) when all are plain: their names new and
+        their evaluator lists known by their text as written; True when so."""
+        known = written_known(chunk.values, self._written_lists)
+        if known is None:
+            return False
+        columns = Columns.of_typed(chunk.values, chunk.numbers)
+        if not all(map(str.strip, columns.names)) or not self.checker.claim(columns.names, chunk.numbers):
+            return False
+        cases.extend(self._plain_cases(columns, known, lines))
+        return True
 
-        A line is plain when :meth:`read` would have nothing to say of it: orjson read it (not one of
-        ``precise``: its values
-        hold no NaN, no integer beyond 64 bits), a mapping of known keys (but ``evaluator``) whose name
-        is text not seen before, with an ``input``, no ``threshold``, metadata that is a mapping if
-        any, and evaluators that a case read before had (known by their JSON text, cheaper to make than
-        their ``repr`` and as telling for such values), none with a ``check_case``. Its case is then
-        the one :meth:`read` makes, made without the places it keeps for its messages.
+    def _untyped(self, chunk: LineChunk, lines: Lines, cases: list[Case]) -> None:
+        """Read a chunk of typed lines as mappings (:meth:`_chunk`), then know the evaluator lists known
+        by their JSON text by their text as written too (taken from a line orjson read, keys checked)."""
+        read = lines.untyped(chunk)
+        if read is None:
+            return
+        self._chunk(read, lines, cases)
+        precise = set(read.precise)
+        for written, at in written_texts(chunk.values).items():
+            if written not in self._written_lists and at not in precise:
+                known = self._plain_lists.get(orjson.dumps(read.values[at].get("evaluators")))
+                if known is not None:
+                    self._written_lists[written] = known
+
+    def _chunk(self, chunk: LineChunk, lines: Lines, cases: list[Case]) -> None:
+        """Read a chunk of lines (mappings) into ``cases``: the plain ones a run at a time
+        (:meth:`_plain_run`), the others by :meth:`read`.
+
+        Most chunks are plain through and through (:mod:`agent_eval._plainlines`), and found so a
+        column at a time: a plain line is one :meth:`read` would have nothing to say of, read by orjson
+        (not one of the chunk's ``precise``: its values hold no NaN, no integer beyond 64 bits), whose
+        evaluator list is known by its JSON text (cheaper to make than its ``repr`` and as telling for
+        such values). A chunk whose names are not all new text, different from each other, is read
+        line by line.
         """
-        seen = self.checker.first_seen
-        known_lists = self._plain_lists if QUICK_LINES else {}  # the lists of this reader's suite
-        location, keys, dumps, text = f"{lines.path}:", _PLAIN_KEYS, orjson.dumps, str
-        for number, line, data in chunk:
-            known = None
-            if type(data) is dict and data.keys() <= keys and (not precise or number not in precise):
-                name, metadata = data.get("name"), data.get("metadata")
-                if (
-                    type(name) is text
-                    and name.strip()
-                    and name not in seen
-                    and "input" in data
-                    and (metadata is None or type(metadata) is dict)
-                    and data.get("threshold") is None
-                ):
-                    known = known_lists.get(dumps(data.get("evaluators")))
-            if known is None or type(name) is not str:
-                case = self.read(Place(lines.source(number, line, data)), len(cases) + self._dropped)
-                if case is None:
-                    self._dropped += 1
-                else:
-                    cases.append(case)
-                continue
-            seen[name] = number
-            given, expected = data["input"], data.get("expected")
-            cases.append(
-                plain_case(
-                    name,
-                    given,
-                    expected=expected,
-                    evaluators=known.evaluators,
-                    metadata=metadata or {},
-                    location=f"{location}{number}",
-                    fingerprint=_digest(name, given, expected, None, known.tail),
-                    weights=known.weights,
-                    threshold=known.threshold,
-                )
+        values = chunk.values
+        names = text_names(values) if QUICK_LINES else None
+        if names is not None:
+            entries = list(map(dict.get, values, repeat("evaluators")))
+            known = None if chunk.precise or not plain_shapes(values) else self._known_list(entries)
+            if known is not None:
+                if self.checker.claim(names, chunk.numbers):
+                    cases.extend(self._plain_cases(Columns.of_mappings(values, names, chunk.numbers), known, lines))
+                    return
+            elif self.checker.new(names):
+                self._mixed(chunk, names, entries, lines, cases)
+                return
+        for at in range(len(values)):
+            case = self._line(chunk, at, lines, len(cases))
+            if case is not None:
+                cases.append(case)
+
+    def _known_list(self, entries: list[Any]) -> PlainList | None:
+        """What the evaluator list of every line gives (see :meth:`_plain_known`), when all lines have
+        the same (found by the JSON text of all, which is the first's as many times)."""
+        first = orjson.dumps(entries[0])
+        known = self._plain_lists.get(first)
+        if known is None or orjson.dumps(entries) != b"[" + b",".join(repeat(first, len(entries))) + b"]":
+            return None
+        return known
+
+    def _mixed(self, chunk: LineChunk, names: list[str], entries: list[Any], lines: Lines, cases: list[Case]) -> None:
+        """Read a chunk of plain lines and others (:meth:`_chunk`) in order, the plain ones made together
+        at the end (their names, all new and different, cannot be those of the others)."""
+        precise = set(chunk.precise)
+        made: list[Case | None] = []  # None where a plain line's case goes
+        plain: list[int] = []
+        known: list[PlainList] = []
+        for at, data in enumerate(chunk.values):
+            found = None  # a line read before may have made its list known: looked up in turn
+            if at not in precise and plain_shape(data):
+                found = self._plain_lists.get(orjson.dumps(entries[at]))
+            if found is None:
+                case = self._line(chunk, at, lines, len(cases) + len(made))
+                if case is not None:
+                    made.append(case)
+            else:
+                plain.append(at)
+                known.append(found)
+                made.append(None)
+        if plain:
+            columns = Columns.of_mappings(chunk.values, names, chunk.numbers).pick(plain)
+            self.checker.note(columns.names, columns.numbers)
+            built = iter(self._plain_cases(columns, known, lines))
+            made = [next(built) if case is None else case for case in made]
+        cases.extend(made)  # type: ignore[arg-type]  # each None was made a case
+
+    def _plain_cases(self, columns: Columns, known: Known, lines: Lines) -> list[Case]:
+        """The cases of plain lines (their names noted as seen already) with what their evaluator lists
+        give, ``known`` (the same for all, or each line's)."""
+        evaluators: Iterable[tuple[Any, ...]]
+        weights: Iterable[tuple[float, ...]]
+        threshold: Iterable[float | None]
+        tails: Iterable[str]
+        if isinstance(known, PlainList):
+            evaluators, weights, threshold, tails = (
+                repeat(known.evaluators),
+                repeat(known.weights),
+                repeat(known.threshold),
+                repeat(known.tail),
             )
+        else:
+            evaluators, weights = [each.evaluators for each in known], [each.weights for each in known]
+            threshold, tails = [each.threshold for each in known], [each.tail for each in known]
+        names, given, expected = columns.names, columns.given, columns.expected
+        return plain_cases(
+            names,
+            given,
+            expected=expected,
+            evaluators=evaluators,
+            metadata=columns.metadata,
+            locations=map(f"{lines.path}:".__add__, map(str, columns.numbers)),
+            fingerprints=_digests(names, given, expected, tails),
+            weights=weights,
+            threshold=threshold,
+        )
+
+    def _line(self, chunk: LineChunk, at: int, lines: Lines, index: int) -> Case | None:
+        """The case of the line at ``at`` of ``chunk``, read the full way (:meth:`read`) as the case at ``index``."""
+        source = lines.source(chunk.numbers[at], chunk.lines[at], chunk.values[at])
+        case = self.read(Place(source), index + self._dropped)
+        if case is None:
+            self._dropped += 1
+        return case
 
     def read(self, place: Place, index: int) -> Case | None:
         data = place.value
@@ -399,9 +488,9 @@ class _CaseReader:
             return
         if repr(orjson.loads(key)) == entries_text:
             shared = self.shared
-            tail = _fingerprint_tail(entries_text, shared.entries_text, shared.threshold)
+            tail = ", None" + _fingerprint_tail(entries_text, shared.entries_text, shared.threshold)
             threshold = None if shared.threshold is None else float(shared.threshold)
-            self._plain_lists[key] = _PlainList(evaluators, weights, threshold, tail)
+            self._plain_lists[key] = PlainList(evaluators, weights, threshold, tail)
 
     def _name(self, place: Place, data: dict[str, Any], index: int) -> str | None:
         name = data["name"] if "name" in data else f"#{index + 1}"
@@ -461,6 +550,19 @@ def _digest(name: str, given: Any, expected: Any, evaluator: Any, tail: str) -> 
     digest = _DIGEST.copy()
     digest.update(f"({name!r}, {given!r}, {expected!r}, {evaluator!r}{tail}".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
+
+
+def _digests(names: Sequence[str], given: Iterable[Any], expected: Iterable[Any], ends: Iterable[str]) -> list[str]:
+    """:func:`_digest` of each case from its name, input and expected answer, with its evaluator and
+    :func:`_fingerprint_tail` written as its ``end`` (``repeat`` one that many share): the same text is
+    digested (tests compare the cases read both ways, fingerprints included, on generated suites)."""
+    copy = _DIGEST.copy
+    digests = []
+    for name, value, answer, end in zip(names, given, expected, ends, strict=False):  # as many as names
+        digest = copy()
+        digest.update(f"({name!r}, {value!r}, {answer!r}{end}".encode("utf-8", "surrogatepass"))
+        digests.append(digest.hexdigest())
+    return digests
 
 
 #: The digest of fingerprints, copied for each (cheaper than making one).
