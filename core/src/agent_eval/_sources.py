@@ -222,6 +222,8 @@ class Lines:
         #: first line, and each line after those let go of).
         self._spans = [0]
         self._starts = [0]
+        #: The lines of the spans let go of that a message named, by span.
+        self._found: dict[int, list[str]] = {}
 
     def __iter__(self) -> Iterator[tuple[int, str, Any]]:
         for chunk in self.chunks():
@@ -255,15 +257,15 @@ class Lines:
 
     def _line(self, number: int) -> str:
         """The text of line ``number``."""
-        line = self._lines[number - 1]
-        if line:
-            return line
-        span = bisect.bisect_right(self._spans, number - 1) - 1
-        start = self._starts[span]
-        for _ in range(number - 1 - self._spans[span]):
-            start = self._text.index("\n", start) + 1
-        end = self._text.find("\n", start)
-        return self._text[start:] if end < 0 else self._text[start:end]
+        at = number - 1
+        if at >= self._spans[-1]:  # not let go of yet
+            return self._lines[at]
+        span = bisect.bisect_right(self._spans, at) - 1
+        found = self._found.get(span)
+        if found is None:  # a message names a line of this span: the span's lines are made again, once
+            found = self._text[self._starts[span] : self._starts[span + 1] - 1].split("\n")
+            self._found[span] = found
+        return found[at - self._spans[span]]
 
     def untyped(self, chunk: LineChunk) -> LineChunk | None:
         """The lines of a typed chunk as :meth:`chunks` reads them without a decoder (None when one is
