@@ -177,3 +177,56 @@ def test_the_runners_record_makers_set_every_field_as_the_class_does() -> None:
         assert made == record
         assert {name: getattr(made, name) for name in fields} == fields
     assert make_result(*(getattr(result, name) for name in RESULT_FIELDS))._json is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(values, values, values), min_size=1, max_size=6))
+def test_the_json_the_runner_makes_with_each_result_is_the_careful_writers(answers: list[tuple[Any, Any, Any]]) -> None:
+    import asyncio
+
+    from agent_eval import Verdict
+    from agent_eval._cases import Cases
+    from agent_eval._execution import RunPlan, execute_plan
+    from agent_eval._local import LocalExecutor
+    from agent_eval._model import Case
+
+    outputs = {f"q{i}": output for i, (output, _, _) in enumerate(answers)}
+
+    async def agent(question: str) -> Any:
+        return outputs[question]
+
+    def judge(output: Any) -> Verdict:
+        return Verdict(output is not None, metadata={"seen": answers[0][1], "more": [answers[0][2]]})
+
+    cases = Cases(
+        Case(
+            f"c{i}\ud800" if i == 2 else f"c{i}", f"q{i}", expected=expected, metadata={"m": meta}, evaluators=(judge,)
+        )
+        for i, (_, expected, meta) in enumerate(answers)
+    )
+    plan = RunPlan(cases=cases, agent=agent, results_as_json=True)
+    report = asyncio.run(execute_plan(plan, LocalExecutor()))
+    for result in report.cases:
+        made = result._json
+        assert case_json(result) == encode(result.to_dict())
+        if made is not None:
+            assert made == encode(result.to_dict())
+
+
+def test_the_runner_makes_a_plain_results_json_with_it_when_asked_and_only_then() -> None:
+    import asyncio
+
+    from agent_eval._cases import Cases
+    from agent_eval._execution import RunPlan, execute_plan
+    from agent_eval._local import LocalExecutor
+    from agent_eval._model import Case
+
+    async def agent(question: str) -> str:
+        return "the answer to " + question
+
+    cases = Cases([Case("c", "q", metadata={"k": [1, "two"]}, evaluators=(lambda output: "answer" in output,))])
+    for asked in (True, False):
+        report = asyncio.run(execute_plan(RunPlan(cases=cases, agent=agent, results_as_json=asked), LocalExecutor()))
+        (result,) = report.cases
+        assert (result._json is not None) is asked
+        assert case_json(result) == encode(result.to_dict())

@@ -81,7 +81,7 @@ class Codec:
         #: The record's read-only keys, written after its fields: ``cls._derived(record)``, when the class has it.
         self._derived: Callable[[Any], Mapping[str, Any]] | None = getattr(cls, "_derived", None)
         self._write = self._compile()
-        self._as_is: Callable[[Any], dict[str, Any]] | None = None
+        self._as_is_writer: Callable[[Any], dict[str, Any]] | None = None
 
     def to_dict(
         self, record: Any, derived: Mapping[str, Any] | None = None, *, skip: tuple[str, ...] = ()
@@ -102,16 +102,16 @@ class Codec:
         """``encode(self.to_dict(record))``, made faster for a record whose values need nothing done to them.
 
         Such a record's values go to orjson as they are, without the copies :func:`jsonable` makes: the
-        text is the same, for every value (:func:`_as_is` takes only values that jsonable would give
+        text is the same, for every value (:func:`as_is` takes only values that jsonable would give
         back unchanged but for their containers' types, and what orjson refuses — a lone surrogate, an
         int of more than 64 bits, a key that is not text — sends the record the careful way).
         """
-        as_is = self._as_is
+        as_is = self._as_is_writer
         if as_is is None:
-            as_is = self._as_is = self._compile_as_is()
+            as_is = self._as_is_writer = self._compile_as_is()
         try:
             return orjson.dumps(as_is(record))
-        except (_NotPlain, TypeError):  # orjson.JSONEncodeError is a TypeError
+        except (NotPlain, TypeError):  # orjson.JSONEncodeError is a TypeError
             return encode(self.to_dict(record))
 
     def _compile(self) -> Callable[[Any], dict[str, Any]]:
@@ -151,11 +151,11 @@ class Codec:
         return writer
 
     def _compile_as_is(self) -> Callable[[Any], dict[str, Any]]:
-        """A writer like :meth:`_compile`'s that hands each value on as it is, or raises :class:`_NotPlain`
-        when one is not a plain JSON value that :func:`_as_is` accepts (a record field: a record of exactly
+        """A writer like :meth:`_compile`'s that hands each value on as it is, or raises :class:`NotPlain`
+        when one is not a plain JSON value that :func:`as_is` accepts (a record field: a record of exactly
         its field's class, written the same way)."""
         lines = ["def write(record):"]
-        names: dict[str, Any] = {"_NotPlain": _NotPlain, "_as_is": _as_is, "_refuse": _refuse, "_big": _BIGGEST}
+        names: dict[str, Any] = {"NotPlain": NotPlain, "as_is": as_is, "_refuse": _refuse, "_big": BIGGEST}
         for index, (name, kind) in enumerate(self._kinds):
             value = f"v{index}"
             lines.append(f"    {value} = record.{name}")
@@ -180,10 +180,10 @@ class Codec:
                 f"    t = type({value})",
                 "    if t is float:",
                 f"        if not -_big <= {value} <= _big:",
-                "            raise _NotPlain",
+                "            raise NotPlain",
                 f"    elif not (t is str or {value} is None or t is bool or t is int):",
                 f"        if {value} or not (t is dict or t is tuple or t is list):",  # an empty one is as it is
-                f"            _as_is({value}, 0)",
+                f"            as_is({value}, 0)",
             ]
         items = ", ".join(f"{name!r}: v{index}" for index, (name, _) in enumerate(self._kinds))
         if self._derived is None:
@@ -197,9 +197,9 @@ class Codec:
 
     def as_is_writer(self) -> Callable[[Any], dict[str, Any]]:
         """The writer :meth:`json` uses (made on first use)."""
-        if self._as_is is None:
-            self._as_is = self._compile_as_is()
-        return self._as_is
+        if self._as_is_writer is None:
+            self._as_is_writer = self._compile_as_is()
+        return self._as_is_writer
 
     def from_dict(self, data: Mapping[str, Any], at: str = "") -> Any:
         """A record from what :meth:`to_dict` wrote; missing keys take the field's default.
@@ -394,12 +394,12 @@ def jsonable(value: Any) -> Any:
             return {} if kind is dict else []
         try:
             return _plain(value, 0)
-        except _NotPlain:
+        except NotPlain:
             pass
     return _Writer().value(value, 0)
 
 
-class _NotPlain(Exception):
+class NotPlain(Exception):
     """A value :func:`_plain` leaves to a :class:`_Writer`."""
 
 
@@ -411,14 +411,14 @@ _PLAIN_ITEMS = 64
 
 def _plain(value: Any, depth: int) -> Any:
     """What :class:`_Writer` makes of a small dict, list or tuple of plain JSON values (the metadata of an
-    evaluation, a short list), made without its bookkeeping; anything else raises :class:`_NotPlain`."""
+    evaluation, a short list), made without its bookkeeping; anything else raises :class:`NotPlain`."""
     if depth >= _PLAIN_DEPTH or len(value) > _PLAIN_ITEMS:
-        raise _NotPlain
+        raise NotPlain
     if type(value) is dict:
         written = {}
         for key, item in value.items():
             if type(key) is not str or not key.isascii():
-                raise _NotPlain
+                raise NotPlain
             kind = type(item)
             plain = kind is bool or item is None or (kind is str and item.isascii())
             written[key] = item if plain else _item(item, depth)
@@ -430,46 +430,46 @@ def _plain(value: Any, depth: int) -> Any:
 
 
 #: The largest finite float: a float outside ±this is infinite or NaN (NaN compares false).
-_BIGGEST = 1.7976931348623157e308
+BIGGEST = 1.7976931348623157e308
 
 
-def _as_is(value: Any, depth: int) -> None:
-    """Raise :class:`_NotPlain` unless ``value`` (a dict, list or tuple, at most :data:`_PLAIN_DEPTH` deep and
+def as_is(value: Any, depth: int) -> None:
+    """Raise :class:`NotPlain` unless ``value`` (a dict, list or tuple, at most :data:`_PLAIN_DEPTH` deep and
     :data:`_PLAIN_ITEMS` long at each level) holds only text keys and strings, None, booleans, ints,
     finite floats and such containers: what orjson writes as :func:`jsonable`'s copy of it would be
     written, when it writes it at all."""
     kind = type(value)
     if kind is dict:
         if depth >= _PLAIN_DEPTH or len(value) > _PLAIN_ITEMS:
-            raise _NotPlain
+            raise NotPlain
         for key in value:
             if type(key) is not str:
-                raise _NotPlain
+                raise NotPlain
         items: Iterable[Any] = value.values()
     elif kind is list or kind is tuple:
         if depth >= _PLAIN_DEPTH or len(value) > _PLAIN_ITEMS:
-            raise _NotPlain
+            raise NotPlain
         items = value
     else:
-        raise _NotPlain
+        raise NotPlain
     for item in items:
         kind = type(item)
         if kind is str or item is None or kind is bool or kind is int:
             continue
         if kind is float:
-            if -_BIGGEST <= item <= _BIGGEST:
+            if -BIGGEST <= item <= BIGGEST:
                 continue
-            raise _NotPlain
+            raise NotPlain
         if kind is dict or kind is list or kind is tuple:
             if item:
-                _as_is(item, depth + 1)
+                as_is(item, depth + 1)
             continue
-        raise _NotPlain
+        raise NotPlain
 
 
 def _refuse() -> Any:
-    """Raise :class:`_NotPlain` (from within an expression)."""
-    raise _NotPlain
+    """Raise :class:`NotPlain` (from within an expression)."""
+    raise NotPlain
 
 
 def _item(item: Any, depth: int) -> Any:
@@ -482,7 +482,7 @@ def _item(item: Any, depth: int) -> Any:
         return _text(item)
     if kind is dict or kind is list or kind is tuple:
         return _plain(item, depth + 1) if item else {} if kind is dict else []
-    raise _NotPlain
+    raise NotPlain
 
 
 class _Writer:

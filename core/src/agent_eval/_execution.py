@@ -79,6 +79,9 @@ class RunPlan:
     suite_path: str | None = None
     agent_reference: str | None = None
     positions: tuple[int, ...] = ()
+    #: The caller writes every result out as JSON (reports, the history): an executor may make each result's
+    #: JSON as it makes the result (the local one does), which is cheaper than reading the result again.
+    results_as_json: bool = False
 
 
 @runtime_checkable

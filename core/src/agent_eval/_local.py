@@ -22,7 +22,16 @@ from agent_eval._calling import Call, to_evaluation
 from agent_eval._errors import Skip
 from agent_eval._execution import ResultCallback, RunPlan
 from agent_eval._grading import grade
-from agent_eval._model import Case, EvalResult, Evaluation, EvaluatorContext, Verdict, make_context, make_result
+from agent_eval._model import (
+    Case,
+    EvalResult,
+    Evaluation,
+    EvaluatorContext,
+    Verdict,
+    graded_json,
+    make_context,
+    make_result,
+)
 from agent_eval._recording import trajectory
 from agent_eval._signals import NOTICE_AFTER, LoopBlocked, blocked_message
 from agent_eval._text import describe_error, frames_of
@@ -48,6 +57,7 @@ class LocalExecutor:
     def __init__(self) -> None:
         self.stopping = False
         self.timeout: float | None = None
+        self.json = False
         #: The attempts of each repeated case that finished so far, by case index.
         self._attempts: dict[int, list[tuple[int, EvalResult]]] = {}
         #: The call each worker task is making: (case name, "agent" or "evaluator").
@@ -74,6 +84,8 @@ class LocalExecutor:
         self.settings = plan.settings
         self.concurrency = plan.settings.concurrency
         self.timeout = plan.settings.timeout
+        #: Make each result's JSON with the result, from the values that make it (the caller writes it out).
+        self.json = plan.results_as_json
         self.emit = emit
         repeat = self.settings.repeat
         if repeat == 1:  # made in C: one shared iterator of (index, case, attempt 0)
@@ -318,7 +330,7 @@ class LocalExecutor:
             wanted = any(call.with_context for call in each)
             ectx = self._context(case, output, agent_ms, run, attempt) if wanted else None
             evaluations = await self._evaluate_all(each, output, case.name, ectx)
-        result = _assemble(case, output, evaluations, (time.perf_counter() - start) * 1000)
+        result = _assemble(case, output, evaluations, (time.perf_counter() - start) * 1000, self.json and run is None)
         return result if run is None else _with_run(result, run)
 
     def _context(
@@ -514,12 +526,18 @@ def _with_run(result: EvalResult, run: AgentRun) -> EvalResult:
     return attrs.evolve(result, tool_calls=run.tool_calls, usage=run.usage, cost_usd=run.cost_usd)
 
 
-def _assemble(case: Case, output: Any, evaluations: Sequence[Evaluation], duration_ms: float) -> EvalResult:
-    """One case's result from its evaluations, by the rules of the contract (see :func:`agent_eval._grading.grade`)."""
+def _assemble(
+    case: Case, output: Any, evaluations: Sequence[Evaluation], duration_ms: float, json: bool = False
+) -> EvalResult:
+    """One case's result from its evaluations, by the rules of the contract (see :func:`agent_eval._grading.grade`);
+    with ``json``, its JSON too when it can be made from these at once (:func:`graded_json`)."""
+    text = None
     if len(evaluations) == 1 and case.threshold is None:  # graded as grade() does, without its record
         only = evaluations[0]
         status, score, reason = only.status, only.score, only.reason
         error = f"{only.name}: {only.error}" if only.error else None
+        if json:
+            text = graded_json(case, output, only, duration_ms)
     else:
         graded = grade(evaluations, case.weights, case.threshold)
         status, score, reason, error = graded.status, graded.score, graded.reason, graded.error
@@ -527,5 +545,5 @@ def _assemble(case: Case, output: Any, evaluations: Sequence[Evaluation], durati
     # duration_ms, metadata, evaluations, tool_calls, usage, cost_usd, attempts, fingerprint, _json
     return make_result(
         case.name, case.input, output, case.expected, status, score, reason, error, (),
-        duration_ms, case.metadata, tuple(evaluations), (), None, None, (), case.fingerprint, None,
+        duration_ms, case.metadata, tuple(evaluations), (), None, None, (), case.fingerprint, text,
     )  # fmt: skip

@@ -9,9 +9,22 @@ from itertools import repeat
 from typing import Any, Literal
 
 import attrs
+import orjson
 
 from agent_eval._agent_run import AgentRun, ToolCall, Usage
-from agent_eval._codec import ANY, MAPPING, InvalidRecord, codec_of, paused_gc, record, records, tuple_of
+from agent_eval._codec import (
+    ANY,
+    BIGGEST,
+    MAPPING,
+    InvalidRecord,
+    NotPlain,
+    as_is,
+    codec_of,
+    paused_gc,
+    record,
+    records,
+    tuple_of,
+)
 
 Status = Literal["passed", "failed", "error", "skipped"]
 STATUSES: tuple[Status, ...] = ("passed", "failed", "error", "skipped")
@@ -518,6 +531,55 @@ def case_json(result: EvalResult) -> bytes:
         text = memoryview(codec_of(EvalResult).json(result)).tobytes()
         object.__setattr__(result, "_json", text)
     return text
+
+
+def graded_json(case: Case, output: Any, evaluation: Evaluation, duration_ms: float) -> bytes | None:
+    """:func:`case_json` of the result the runner makes of a case graded by one evaluator that passed or failed
+    it (no threshold, tool calls, usage or attempts: see ``_local._assemble``), made from these directly.
+
+    The runner's own values are plain by how it made them; only the case's, the answer's and the
+    evaluation's values are looked at, as the careful writer would look at them. None when one needs the
+    careful way (the result's JSON is then made by :func:`case_json` when a writer asks for it).
+    """
+    reason, score, metadata = evaluation.reason, evaluation.score, evaluation.metadata
+    name, fingerprint = case.name, case.fingerprint
+    if (
+        evaluation.error is not None
+        or evaluation.frames
+        or type(score) is not float
+        or not (reason is None or type(reason) is str)
+        or type(name) is not str
+        or not (fingerprint is None or type(fingerprint) is str)
+    ):
+        return None
+    status = evaluation.status
+    passed = status == "passed"
+    looked_at: tuple[Any, ...] = (case.input, output, case.expected, case.metadata, metadata)
+    try:
+        for value in looked_at:
+            kind = type(value)
+            if kind is str or value is None or kind is bool or kind is int:
+                continue
+            if kind is float:
+                if -BIGGEST <= value <= BIGGEST:
+                    continue
+                return None
+            as_is(value, 0)  # a plain container, or NotPlain
+        data = {
+            "name": name, "input": case.input, "output": output, "expected": case.expected, "status": status,
+            "score": score, "reason": reason, "error": None, "frames": [], "duration_ms": duration_ms,
+            "metadata": case.metadata,
+            "evaluations": [{
+                "name": evaluation.name, "status": status, "score": score, "reason": reason, "error": None,
+                "frames": [], "duration_ms": evaluation.duration_ms, "metadata": metadata, "passed": passed,
+            }],
+            "tool_calls": [], "usage": None, "cost_usd": None, "attempts": [], "fingerprint": fingerprint,
+            "passed": passed,
+        }  # fmt: skip
+        # a copy of exactly its size, as case_json makes it
+        return memoryview(orjson.dumps(data)).tobytes()
+    except (NotPlain, TypeError):  # orjson.JSONEncodeError is a TypeError: a lone surrogate, a huge int
+        return None
 
 
 _MAX_COUNT = 2**63

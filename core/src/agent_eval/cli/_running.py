@@ -267,6 +267,10 @@ def _plan(
         suite_path=str(suite.path),
         agent_reference=reference,
         positions=tuple(positions),
+        # the history, a report or --jsonl writes every result
+        results_as_json=not options.no_history
+        or any(path for _, path, _ in _reports(options))
+        or bool(options.jsonl_path),
     )
 
 
