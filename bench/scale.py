@@ -5,7 +5,8 @@ report and the history (`--json --jsonl --junit --html --markdown`, a fresh hist
 an async agent and once with a sync one (which goes through worker threads). Each run is timed as a whole
 process (wall clock, and peak memory from wait4), and `AGENT_EVAL_PHASES` gives the seconds of each phase
 (load, run, each report, history) and the peak memory when each ended. At 10^5 cases the HTML report is
-then opened in Debian's Chromium (playwright) and timed until its first rows are shown.
+then opened in Debian's Chromium (playwright) and timed until its first rows are shown. The project's
+packages are byte-compiled first, as an installed package is (see setup_envs.byte_compile_project).
 
 Run alone: .venv/bin/python bench/scale.py [--sizes 10000,100000] [--repeats 3] [--json OUT]
 """
@@ -24,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import setup_envs
 from setup_envs import PROJECT_PYTHON
 
 SIZES = (10_000, 100_000, 1_000_000)
@@ -203,6 +205,8 @@ def main() -> None:
     if args.command:
         COMMAND[:] = [args.command]
     sizes = tuple(int(size) for size in args.sizes.split(","))
+    if not args.command:
+        setup_envs.byte_compile_project()
     found = measure(sizes, args.repeats, log=lambda message: print(message, file=sys.stderr, flush=True))
     if args.json:
         args.json.write_text(json.dumps(found, indent=1))

@@ -55,6 +55,19 @@ def _run(command: list[str], out: object) -> None:
 
 
 def check_project() -> None:
-    """Stop with a hint when the project's venv is missing (``make bench`` creates it)."""
+    """Stop with a hint when the project's venv is missing (``make bench`` creates it); byte-compile it."""
     if not PROJECT_PYTHON.exists():
         raise SystemExit("bench: .venv is missing; run `make bench` (it installs the project first)")
+    byte_compile_project()
+
+
+def byte_compile_project() -> None:
+    """Byte-compile the project's packages, as pip does when it installs a package from a wheel.
+
+    The editable install imports them from their source folders, where Python writes no bytecode when
+    PYTHONDONTWRITEBYTECODE is set (it is, on the bench machine): every start would then compile every
+    module again, 0.08 s of each `agent-eval run`, which no installed agent-eval pays.
+    """
+    folders = [ROOT / "core" / "src", *sorted((ROOT / "plugins").glob("*/src"))]
+    command = [str(PROJECT_PYTHON), "-m", "compileall", "-q", *(str(folder) for folder in folders)]
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)

@@ -11,7 +11,7 @@ import inspect
 import itertools
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -324,7 +324,8 @@ class LocalExecutor:
         if len(evaluators) == 1:
             call = self._call_of(evaluators[0])
             ectx = self._context(case, output, agent_ms, run, attempt) if call.with_context else None
-            evaluations: Sequence[Evaluation] = (await self._evaluate(call, output, case.name, ectx),)
+            only = self._evaluate_now(call, output, case.name, ectx)
+            evaluations: Sequence[Evaluation] = (only if type(only) is Evaluation else await only,)  # type: ignore[misc]
         else:
             each = [self._call_of(evaluator) for evaluator in evaluators]
             wanted = any(call.with_context for call in each)
@@ -389,43 +390,71 @@ class LocalExecutor:
             self._calls[id(evaluator)] = cached
         return cached[1]
 
-    async def _evaluate(self, call: Call, output: Any, case: str, ectx: EvaluatorContext | None) -> Evaluation:
-        """What the evaluator of ``call`` makes of ``output``, the answer to ``case``: given ``ectx`` if it takes it."""
+    def _evaluate_now(
+        self, call: Call, output: Any, case: str, ectx: EvaluatorContext | None
+    ) -> Evaluation | Coroutine[Any, Any, Evaluation]:
+        """What the evaluator of ``call`` makes of ``output``, the answer to ``case`` (given ``ectx`` if it takes
+        it): a cheap sync evaluator's evaluation made here, without a coroutine; otherwise (or when it hands
+        back an awaitable) a coroutine to await for it."""
+        if not call.inline or call.is_async:
+            return self._evaluate(call, output, case, ectx)
         start = time.perf_counter()
         try:
-            if call.inline and not call.is_async:  # a cheap sync evaluator: called here, no coroutine made
-                value = call.func(output, ectx) if call.with_context else call.func(output)
-                if type(value) not in _PLAIN and inspect.isawaitable(value):
-                    value = await value
-            else:
-                value = await self._invoke(call, output, ectx)
-        except Skip as skip:
-            return Evaluation(call.name, "skipped", reason=skip.reason, duration_ms=_ms(start))
-        except BaseException as error:  # whatever the evaluator raised is its evaluation's error, but a real cancel
-            if _is_cancel(error):
-                raise
-            error = _original(error)
-            if isinstance(error, LoopBlocked):
-                self._said.add((case, "evaluator"))  # the evaluation's error says it already
-            # an error may carry facts worth keeping, such as the tokens a judge spent before failing
-            facts = getattr(error, "metadata", None)
-            metadata = dict(facts) if isinstance(facts, Mapping) else {}
-            return Evaluation(
-                call.name,
-                "error",
-                error=_error_text(error),
-                duration_ms=_ms(start),
-                metadata=metadata,
-                frames=frames_of(error),
-            )
+            value = call.func(output, ectx) if call.with_context else call.func(output)
+        except BaseException as error:
+            return self._evaluation_failed(call, error, start, case)
+        if type(value) not in _PLAIN and inspect.isawaitable(value):
+            return self._awaited(call, value, start, case)
         return to_evaluation(call.name, value, (time.perf_counter() - start) * 1000)
+
+    async def _evaluated(self, call: Call, output: Any, case: str, ectx: EvaluatorContext | None) -> Evaluation:
+        evaluation = self._evaluate_now(call, output, case, ectx)
+        return evaluation if type(evaluation) is Evaluation else await evaluation  # type: ignore[misc]
+
+    async def _evaluate(self, call: Call, output: Any, case: str, ectx: EvaluatorContext | None) -> Evaluation:
+        start = time.perf_counter()
+        try:
+            value = await self._invoke(call, output, ectx)
+        except BaseException as error:
+            return self._evaluation_failed(call, error, start, case)
+        return to_evaluation(call.name, value, (time.perf_counter() - start) * 1000)
+
+    async def _awaited(self, call: Call, value: Any, start: float, case: str) -> Evaluation:
+        """The evaluation of what a sync evaluator handed back to await (a plain function may)."""
+        try:
+            value = await value
+        except BaseException as error:
+            return self._evaluation_failed(call, error, start, case)
+        return to_evaluation(call.name, value, (time.perf_counter() - start) * 1000)
+
+    def _evaluation_failed(self, call: Call, error: BaseException, start: float, case: str) -> Evaluation:
+        """The evaluation of an evaluator that raised ``error`` (skipped for :class:`Skip`); a real cancel is
+        raised on."""
+        if isinstance(error, Skip):
+            return Evaluation(call.name, "skipped", reason=error.reason, duration_ms=_ms(start))
+        if _is_cancel(error):
+            raise error
+        error = _original(error)
+        if isinstance(error, LoopBlocked):
+            self._said.add((case, "evaluator"))  # the evaluation's error says it already
+        # an error may carry facts worth keeping, such as the tokens a judge spent before failing
+        facts = getattr(error, "metadata", None)
+        metadata = dict(facts) if isinstance(facts, Mapping) else {}
+        return Evaluation(
+            call.name,
+            "error",
+            error=_error_text(error),
+            duration_ms=_ms(start),
+            metadata=metadata,
+            frames=frames_of(error),
+        )
 
     async def _evaluate_all(
         self, calls: Sequence[Call], output: Any, case: str, ectx: EvaluatorContext | None
     ) -> Sequence[Evaluation]:
         if all(call.inline and not call.is_async for call in calls):
-            return [await self._evaluate(call, output, case, ectx) for call in calls]
-        return await asyncio.gather(*(self._evaluate(call, output, case, ectx) for call in calls))
+            return [await self._evaluated(call, output, case, ectx) for call in calls]
+        return await asyncio.gather(*(self._evaluated(call, output, case, ectx) for call in calls))
 
 
 _PLAIN = frozenset({str, bool, Verdict, dict, list, int, float})

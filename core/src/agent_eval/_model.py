@@ -564,7 +564,8 @@ def graded_json(case: Case, output: Any, evaluation: Evaluation, duration_ms: fl
                 if -BIGGEST <= value <= BIGGEST:
                     continue
                 return None
-            as_is(value, 0)  # a plain container, or NotPlain
+            if value or not (kind is dict or kind is list or kind is tuple):  # an empty one is as it is
+                as_is(value, 0)  # a plain container, or NotPlain
         data = {
             "name": name, "input": case.input, "output": output, "expected": case.expected, "status": status,
             "score": score, "reason": reason, "error": None, "frames": [], "duration_ms": duration_ms,
