@@ -452,6 +452,11 @@ def as_is(value: Any, depth: int) -> None:
         items = value
     else:
         raise NotPlain
+    items_as_is(items, depth)
+
+
+def items_as_is(items: Iterable[Any], depth: int) -> None:
+    """:func:`as_is` of each of ``items``, the items of a container at ``depth`` (plain values pass)."""
     for item in items:
         kind = type(item)
         if kind is str or item is None or kind is bool or kind is int:

@@ -14,12 +14,11 @@ import orjson
 from agent_eval._agent_run import AgentRun, ToolCall, Usage
 from agent_eval._codec import (
     ANY,
-    BIGGEST,
     MAPPING,
     InvalidRecord,
     NotPlain,
-    as_is,
     codec_of,
+    items_as_is,
     paused_gc,
     record,
     records,
@@ -554,18 +553,9 @@ def graded_json(case: Case, output: Any, evaluation: Evaluation, duration_ms: fl
         return None
     status = evaluation.status
     passed = status == "passed"
-    looked_at: tuple[Any, ...] = (case.input, output, case.expected, case.metadata, metadata)
     try:
-        for value in looked_at:
-            kind = type(value)
-            if kind is str or value is None or kind is bool or kind is int:
-                continue
-            if kind is float:
-                if -BIGGEST <= value <= BIGGEST:
-                    continue
-                return None
-            if value or not (kind is dict or kind is list or kind is tuple):  # an empty one is as it is
-                as_is(value, 0)  # a plain container, or NotPlain
+        # each as a container's items are looked at, a level above the values' own contents
+        items_as_is((case.input, output, case.expected, case.metadata, metadata), -1)
         data = {
             "name": name, "input": case.input, "output": output, "expected": case.expected, "status": status,
             "score": score, "reason": reason, "error": None, "frames": [], "duration_ms": duration_ms,
