@@ -90,6 +90,17 @@ def test_the_run_is_recorded_while_its_reports_are_written_whether_or_not_they_c
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_history_that_cannot_be_written_is_said_after_the_reports_whatever_the_timing(project: Project) -> None:
+    project.suite(min_pass_rate=0.4)
+    (project.root / "bad.db").write_bytes(b"not a database, " * 64)
+    for _ in range(3):  # the history is recorded in a thread: its warning waits for the reports' own
+        done = project.cli("run", "suite.yaml", "--history", "bad.db", "--json", "/dev/full", "--junit", "r.xml")
+        assert done.returncode == 0, done.stderr
+        warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
+        assert [w.split(":")[1].strip().split()[0] for w in warnings] == ["--json", "run"], done.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_when_no_report_asked_for_could_be_written_the_exit_code_is_3(project: Project) -> None:
     project.suite(min_pass_rate=0.4)
     done = project.cli("run", "suite.yaml", "--no-history", "--json", "/dev/full", "--jsonl", "/dev/full")

@@ -68,6 +68,28 @@ def test_an_evaluator_raising_anything_errors_that_evaluation(error: BaseExcepti
     assert not report.interrupted
 
 
+class NoClass:
+    """A value that raises when asked what it is: ``isinstance`` and ``inspect.isawaitable`` look at its class."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        raise RuntimeError("no class for you")
+
+
+@pytest.mark.parametrize("inline", [True, False])
+def test_an_evaluator_answering_a_value_that_raises_when_looked_at_errors_that_evaluation(inline: bool) -> None:
+    class Evaluator:
+        def __call__(self, output: object) -> object:
+            return NoClass() if output == "bad" else True
+
+    evaluator = Evaluator()
+    evaluator.inline = inline  # type: ignore[attr-defined]
+    cases = [Case(name, name, evaluators=[evaluator]) for name in ("a", "bad", "c")]
+    report = EvalSuite(lambda q: q, cases).run(print=False)
+    assert [r.status for r in report.cases] == ["passed", "error", "passed"]
+    assert "no class for you" in (report.cases[1].error or "")
+
+
 AGENTS = """
 import asyncio
 

@@ -401,9 +401,11 @@ class LocalExecutor:
         start = time.perf_counter()
         try:
             value = call.func(output, ectx) if call.with_context else call.func(output)
+            # (a value may raise when asked, as anything the evaluator did: its evaluation's error too)
+            awaitable = type(value) not in _PLAIN and inspect.isawaitable(value)
         except BaseException as error:
             return self._evaluation_failed(call, error, start, case)
-        if type(value) not in _PLAIN and inspect.isawaitable(value):
+        if awaitable:
             return self._awaited(call, value, start, case)
         return to_evaluation(call.name, value, (time.perf_counter() - start) * 1000)
 

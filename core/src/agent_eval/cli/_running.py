@@ -291,6 +291,8 @@ def _finish(report: EvalReport, bar: float, options: RunOptions, stream: Any) ->
         if recording is not None:
             with phase("history"):  # what the writing of the reports did not cover
                 recording.wait()
+    if recording is not None:
+        recording.raise_what_it_raised()  # after the reports' own error, if any: that one goes first
     if stream is not None:
         written, failed = (written, failed + 1) if stream.failed else (written + 1, failed)
     if report.interrupted:
@@ -485,6 +487,7 @@ class _Recording:
         import threading
 
         self._raised: list[BaseException] = []
+        self._warning: list[str] = []
         self._thread = threading.Thread(target=self._record, args=(report, options), name="history")
         self._thread.start()
 
@@ -495,12 +498,18 @@ class _Recording:
         try:
             History(path).record(report)
         except (OSError, AgentEvalError) as error:
-            print(f"warning: run not recorded in {path}: {error}", file=sys.stderr)
+            self._warning.append(f"warning: run not recorded in {path}: {error}")
         except BaseException as error:  # raised again where the command can report it
             self._raised.append(error)
 
     def wait(self) -> None:
-        """Wait until the run is recorded; what the recording raised (but a warning) is raised here."""
+        """Wait until the run is recorded, and say so when it could not be (after the reports' warnings,
+        always: the warning is printed here, not from the thread)."""
         self._thread.join()
+        for line in self._warning:
+            print(line, file=sys.stderr)
+
+    def raise_what_it_raised(self) -> None:
+        """Raise what the recording raised, but a warning (once :meth:`wait` has returned)."""
         if self._raised:
             raise self._raised[0]
