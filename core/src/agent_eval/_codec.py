@@ -17,6 +17,7 @@ import contextlib
 import gc
 import math
 import re
+import sys
 import types
 import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
@@ -106,11 +107,8 @@ class Codec:
         back unchanged but for their containers' types, and what orjson refuses — a lone surrogate, an
         int of more than 64 bits, a key that is not text — sends the record the careful way).
         """
-        as_is = self._as_is_writer
-        if as_is is None:
-            as_is = self._as_is_writer = self._compile_as_is()
         try:
-            return orjson.dumps(as_is(record))
+            return orjson.dumps(self.as_is_writer()(record))
         except (NotPlain, TypeError):  # orjson.JSONEncodeError is a TypeError
             return encode(self.to_dict(record))
 
@@ -155,11 +153,14 @@ class Codec:
         when one is not a plain JSON value that :func:`as_is` accepts (a record field: a record of exactly
         its field's class, written the same way)."""
         lines = ["def write(record):"]
-        names: dict[str, Any] = {"NotPlain": NotPlain, "as_is": as_is, "_refuse": _refuse, "_big": BIGGEST}
+        names: dict[str, Any] = {"_items_as_is": items_as_is, "_refuse": _refuse}
+        values = []  # the fields' values that are looked at together, by items_as_is
         for index, (name, kind) in enumerate(self._kinds):
             value = f"v{index}"
             lines.append(f"    {value} = record.{name}")
-            if kind in ("records", "record"):
+            if kind not in ("records", "record"):
+                values.append(value)
+            else:
                 cls = next(field.metadata["class"] for field in attrs.fields(self.cls) if field.name == name)
                 names[f"_c{index}"], names[f"_w{index}"] = cls, codec_of(cls).as_is_writer()
                 if kind == "records":
@@ -175,16 +176,8 @@ class Codec:
                         f"    if {value} is not None:",
                         f"        {value} = _w{index}({value}) if type({value}) is _c{index} else _refuse()",
                     ]
-                continue
-            lines += [
-                f"    t = type({value})",
-                "    if t is float:",
-                f"        if not -_big <= {value} <= _big:",
-                "            raise NotPlain",
-                f"    elif not (t is str or {value} is None or t is bool or t is int):",
-                f"        if {value} or not (t is dict or t is tuple or t is list):",  # an empty one is as it is
-                f"            as_is({value}, 0)",
-            ]
+        if values:  # each value as a container's items are looked at, a level above the values' own contents
+            lines.append(f"    _items_as_is(({', '.join(values)},), -1)")
         items = ", ".join(f"{name!r}: v{index}" for index, (name, _) in enumerate(self._kinds))
         if self._derived is None:
             lines.append(f"    return {{{items}}}")
@@ -430,7 +423,7 @@ def _plain(value: Any, depth: int) -> Any:
 
 
 #: The largest finite float: a float outside ±this is infinite or NaN (NaN compares false).
-BIGGEST = 1.7976931348623157e308
+BIGGEST = sys.float_info.max
 
 
 def as_is(value: Any, depth: int) -> None:
@@ -439,20 +432,14 @@ def as_is(value: Any, depth: int) -> None:
     finite floats and such containers: what orjson writes as :func:`jsonable`'s copy of it would be
     written, when it writes it at all."""
     kind = type(value)
+    if not (kind is dict or kind is list or kind is tuple) or depth >= _PLAIN_DEPTH or len(value) > _PLAIN_ITEMS:
+        raise NotPlain
     if kind is dict:
-        if depth >= _PLAIN_DEPTH or len(value) > _PLAIN_ITEMS:
-            raise NotPlain
         for key in value:
             if type(key) is not str:
                 raise NotPlain
-        items: Iterable[Any] = value.values()
-    elif kind is list or kind is tuple:
-        if depth >= _PLAIN_DEPTH or len(value) > _PLAIN_ITEMS:
-            raise NotPlain
-        items = value
-    else:
-        raise NotPlain
-    items_as_is(items, depth)
+        value = value.values()
+    items_as_is(value, depth)
 
 
 def items_as_is(items: Iterable[Any], depth: int) -> None:
