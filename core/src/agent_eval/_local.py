@@ -396,9 +396,9 @@ class LocalExecutor:
         """What the evaluator of ``call`` makes of ``output``, the answer to ``case`` (given ``ectx`` if it takes
         it): a cheap sync evaluator's evaluation made here, without a coroutine; otherwise (or when it hands
         back an awaitable) a coroutine to await for it."""
-        if not call.inline or call.is_async:
-            return self._evaluate(call, output, case, ectx)
         start = time.perf_counter()
+        if not call.inline or call.is_async:
+            return self._awaited(call, self._invoke(call, output, ectx), start, case)
         try:
             value = call.func(output, ectx) if call.with_context else call.func(output)
             # (a value may raise when asked, as anything the evaluator did: its evaluation's error too)
@@ -413,16 +413,9 @@ class LocalExecutor:
         evaluation = self._evaluate_now(call, output, case, ectx)
         return evaluation if type(evaluation) is Evaluation else await evaluation  # type: ignore[misc]
 
-    async def _evaluate(self, call: Call, output: Any, case: str, ectx: EvaluatorContext | None) -> Evaluation:
-        start = time.perf_counter()
-        try:
-            value = await self._invoke(call, output, ectx)
-        except BaseException as error:
-            return self._evaluation_failed(call, error, start, case)
-        return to_evaluation(call.name, value, (time.perf_counter() - start) * 1000)
-
     async def _awaited(self, call: Call, value: Any, start: float, case: str) -> Evaluation:
-        """The evaluation of what a sync evaluator handed back to await (a plain function may)."""
+        """The evaluation of the awaitable ``value``: the call of an async or threaded evaluator, or what a
+        sync one handed back to await (a plain function may)."""
         try:
             value = await value
         except BaseException as error:
