@@ -344,7 +344,8 @@ def _sum_of_squares(values: Sequence[float], centre: float) -> float:
 def _fsum(values: Iterable[float]) -> float:
     """``math.fsum``, or where its partial sums pass the largest float (it raises then), the plain sum:
     infinite, as the exact sum would be as a float."""
-    values = list(values)
+    if not isinstance(values, list | tuple):  # read again when fsum gives up: an iterator only once
+        values = list(values)
     try:
         return math.fsum(values)
     except OverflowError:
