@@ -94,7 +94,7 @@ def _plain_testcase(result: EvalResult, classname: str) -> str | None:
     if score is not None:
         if type(score) is not float:
             return None
-        shown += "\n\nscore: 1" if score == 1.0 else f"\n\nscore: {score:.4g}"
+        shown += f"\n\nscore: {score:.4g}"  # format_score's, for a float
     ms = result.duration_ms
     # most cases of an instant agent: what the format gives, without formatting (-0.0 is not among them)
     seconds = "0.000" if type(ms) is float and 0.0 < ms < 0.4 else _seconds(ms)
