@@ -547,15 +547,13 @@ def _fingerprint(name: str, data: dict[str, Any], entries_text: str, shared_text
 def _digest(name: str, given: Any, expected: Any, evaluator: Any, tail: str) -> str:
     """The fingerprint of a case from its name, input, expected answer and evaluator, and the rest of what
     it holds as :func:`_fingerprint_tail` writes it."""
-    digest = _DIGEST.copy()
-    digest.update(f"({name!r}, {given!r}, {expected!r}, {evaluator!r}{tail}".encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
+    return _digests((name,), (given,), (expected,), (f", {evaluator!r}{tail}",))[0]
 
 
 def _digests(names: Sequence[str], given: Iterable[Any], expected: Iterable[Any], ends: Iterable[str]) -> list[str]:
-    """:func:`_digest` of each case from its name, input and expected answer, with its evaluator and
-    :func:`_fingerprint_tail` written as its ``end`` (``repeat`` one that many share): the same text is
-    digested (tests compare the cases read both ways, fingerprints included, on generated suites)."""
+    """The fingerprint of each case from its name, input and expected answer, with its evaluator and
+    :func:`_fingerprint_tail` written as its ``end`` (``repeat`` one that many share): the one place the
+    text a fingerprint digests is written, for plain lines a chunk at a time and for any case alone."""
     copy = _DIGEST.copy
     digests = []
     for name, value, answer, end in zip(names, given, expected, ends, strict=False):  # as many as names
