@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from agent_eval._codec import InvalidRecord, codec_of, jsonable, paused_gc
 from agent_eval._files import MAX_REPORT_BYTES, decode_text, is_utf8, read_file_bytes, read_text_file
 from agent_eval._json import document, encode
 from agent_eval._model import Attempt, EvalReport, EvalResult, Status, case_json, parse_json
-from agent_eval._report.files import LineWriter, write_atomic
+from agent_eval._report.files import LineWriter, unbroken, write_atomic
 from agent_eval._text import kind_of
 
 #: What a report too large to read says to do.
@@ -233,6 +234,12 @@ def read_lines(path: str | Path) -> EvalReport:
     )
 
 
+#: A case's --jsonl line that finishes this soon after the last write waits, this long at most, for the lines
+#: of the cases that finish with it (see CaseStream.case): one write for each of them would cost more than
+#: an instant agent's whole case.
+TOGETHER_S = 0.005
+
+
 class CaseStream:
     """``--jsonl``: one line per case as it finishes, then one summary line.
 
@@ -241,26 +248,67 @@ class CaseStream:
     """
 
     def __init__(self, path: str | Path, run: dict[str, Any], *, on_error: Callable[[OSError], None]) -> None:
+        import asyncio  # (a run imports it anyway; a reader of reports need not)
+
+        self._running_loop = asyncio.get_running_loop
         self._writer = LineWriter(path)
         self._run = jsonable(run)
-        self._head = b'{"type":"case","run":' + encode(self._run) + b',"index":'
+        self._head = unbroken(b'{"type":"case","run":' + encode(self._run) + b',"index":')
         self._on_error = on_error
         #: Set when a write failed (a full disk, ...): the run goes on, and nothing more is written here.
         self.failed = False
+        #: The parts of the lines of the cases appended since the last write, when that write was
+        #: (time.monotonic), and whether the next is due on the event loop.
+        self._pending: list[bytes | memoryview] = []
+        self._written = -TOGETHER_S
+        self._flush_soon = False
 
     def case(self, index: int, result: EvalResult) -> None:
-        """Append a finished case."""
+        """Append a finished case.
+
+        Its line is written at once, unless the last write was less than :data:`TOGETHER_S` ago: then it
+        goes with the lines of the cases that finish before the event loop next turns to other work (an
+        agent that answers without waiting finishes many in a row), in one write, or with the first that
+        finishes once :data:`TOGETHER_S` have gone by, whichever comes first.
+        """
         if self.failed:
             return
         body = case_json(result)  # an object: "{...}", never empty
+        if not body.isascii():
+            body = unbroken(body)
+        # the line: the head, the index, and the body after its "{" (no copy of the body is made)
+        self._pending += (self._head, b"%d," % index, memoryview(body)[1:], b"\n")
+        now = time.monotonic()
+        if now - self._written < TOGETHER_S:
+            if not self._flush_soon:
+                try:
+                    self._running_loop().call_soon(self.flush)
+                    self._flush_soon = True
+                    return
+                except RuntimeError:  # not on an event loop: nothing to wait for
+                    pass
+            else:
+                return
+        self.flush()
+
+    def flush(self) -> None:
+        """Write the lines of the cases appended since the last write."""
+        self._flush_soon = False
+        if not self._pending:
+            return
+        parts, self._pending = self._pending, []
+        self._written = time.monotonic()
+        if self.failed:
+            return
         try:
-            self._writer.write_lines(b"%s%d," % (self._head, index), body[1:])
+            self._writer.write_parts(parts)
         except OSError as error:
             self.failed = True
             self._on_error(error)
 
     def finish(self, report: EvalReport) -> None:
         """Append the run's summary line and close the file."""
+        self.flush()
         summary = report.summary_dict()
         self._write({"type": "summary", "run": self._run, **summary})
         with contextlib.suppress(OSError):

@@ -108,7 +108,7 @@ def _execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> in
             advance()
             collect_now_and_then()
 
-        with phase("run"):
+        with phase("run"), _written_out(stream):
             report = _run(plan, executor, options, suite, on_result)
     if taken:
         report = _joined(report, suite, positions, taken)
@@ -161,7 +161,8 @@ def rescore_run(run_ref: str, suite_path: Path | None, options: RunOptions) -> i
                 stream.case(index_of[to_run[index]], result)
             advance()
 
-        report = run_plan(plan, ReplayExecutor(stored), on_result=on_result)
+        with _written_out(stream):
+            report = run_plan(plan, ReplayExecutor(stored), on_result=on_result)
     report = _joined(report, suite, positions, unanswered)
     report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
     return _finish(report, _bar(options, suite), options, stream)
@@ -437,6 +438,17 @@ def _case_stream(path: Path | None, run_info: dict[str, Any]) -> Any:
         return CaseStream(path, run_info, on_error=failed)
     except OSError as error:
         raise UsageProblem(f"--jsonl {path}: cannot open: {describe_os_error(error)}") from None
+
+
+@contextmanager
+def _written_out(stream: Any) -> Iterator[None]:
+    """The --jsonl lines of the cases that finished are written when the run ends, whatever ends it (a line
+    may wait a moment for the lines of the cases that finish with it)."""
+    try:
+        yield
+    finally:
+        if stream is not None:
+            stream.flush()
 
 
 @contextmanager
