@@ -49,3 +49,89 @@ def test_nothing_is_set_aside_outside_a_command() -> None:
             assert gc.get_freeze_count() == 0
     finally:
         gc.enable()
+
+
+# --- the young objects of a run: collected, or set aside while collections find no garbage -------------
+
+
+class Cycle:
+    """An object in a reference cycle: only the cyclic collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def _collections_during(ticks: int, *, garbage_from: int | None = None) -> tuple[list[int], list[int]]:
+    """Tick ``ticks`` times inside a command (one finished case each); from tick ``garbage_from`` on, each
+    case leaves a cycle behind. The stretches (ticks // COLLECT_EVERY) whose tick collected, and the
+    counts of live Cycles seen after each stretch."""
+    import weakref
+
+    from agent_eval.cli import _common
+
+    collected: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] == 1:
+            collected.append(_common._ticks[0] // _common.COLLECT_EVERY)
+
+    alive: list[int] = []
+    refs: list[weakref.ref[Cycle]] = []
+    gc.callbacks.append(seen)
+    try:
+        with young_garbage_only():
+            set_aside_loaded()
+            for tick in range(1, ticks + 1):
+                if garbage_from is not None and tick >= garbage_from:
+                    refs.append(weakref.ref(Cycle()))
+                _common.collect_now_and_then()
+                if tick % _common.COLLECT_EVERY == 0:
+                    alive.append(sum(ref() is not None for ref in refs))
+    finally:
+        gc.callbacks.remove(seen)
+    return collected, alive
+
+
+@pytest.fixture
+def stretches_of_ten(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_eval.cli import _common
+
+    monkeypatch.setattr(_common, "COLLECT_EVERY", 10)
+    monkeypatch.setattr(_common, "_ticks", [0])
+
+
+@pytest.mark.usefixtures("stretches_of_ten")
+def test_while_collections_find_no_garbage_only_every_eighth_stretch_is_collected() -> None:
+    from agent_eval.cli._common import LOOK_EVERY
+
+    collected, _ = _collections_during(10 * 20)
+    assert collected == [1, LOOK_EVERY, 2 * LOOK_EVERY]
+    assert gc.get_freeze_count() == 0  # what was set aside is collectable again after the command
+
+
+@pytest.mark.usefixtures("stretches_of_ten")
+def test_cases_that_leave_garbage_have_every_stretch_collected() -> None:
+    collected, alive = _collections_during(10 * 12, garbage_from=1)
+    assert collected == list(range(1, 13))
+    assert alive == [0] * 12  # each stretch's cycles are freed by its collection
+
+
+@pytest.mark.usefixtures("stretches_of_ten")
+def test_garbage_that_starts_late_is_found_at_the_next_look_and_collected_from_then_on() -> None:
+    from agent_eval.cli._common import LOOK_EVERY
+
+    collected, alive = _collections_during(10 * 20, garbage_from=10 * 3 + 1)
+    assert collected == [1, *range(LOOK_EVERY, 21)]
+    # the stretches set aside before the look keep their cycles to the end of the command; no more are kept
+    kept = 10 * (LOOK_EVERY - 1 - 3)
+    assert alive[LOOK_EVERY - 1 :] == [kept] * (20 - LOOK_EVERY + 1)
+
+
+@pytest.mark.usefixtures("stretches_of_ten")
+def test_nothing_is_set_aside_by_the_run_when_the_suite_was_not() -> None:
+    gc.freeze()  # another's frozen objects: the command leaves freezing alone
+    try:
+        collected, _ = _collections_during(10 * 5)
+    finally:
+        gc.unfreeze()
+    assert collected == [1, 2, 3, 4, 5]

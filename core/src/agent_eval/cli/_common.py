@@ -169,6 +169,7 @@ def young_garbage_only() -> Iterator[None]:
         return
     gc.disable()
     _managed[0] = True
+    _clean[0] = False
     try:
         yield
     finally:
@@ -201,12 +202,30 @@ def set_aside_loaded() -> None:
 
 
 def collect_now_and_then() -> None:
-    """Collect the young objects once every :data:`COLLECT_EVERY` calls (one call per finished case)."""
-    _ticks[0] += 1
-    if _ticks[0] % COLLECT_EVERY == 0:
-        import gc
+    """Collect the young objects once every :data:`COLLECT_EVERY` calls (one call per finished case).
 
-        gc.collect(1)
+    While the loaded suite is set aside (:func:`set_aside_loaded`) and a collection found no garbage, the
+    young objects of the next stretches are set aside as well (``gc.freeze``, which walks none of them),
+    but for every :data:`LOOK_EVERY`-th, which is collected to look again; a collection that finds garbage
+    makes every stretch collected again. A run of instant cases walks a third of a million young objects
+    in twenty collections otherwise (0.06 s of 100,000 cases), none of them garbage.
+    """
+    _ticks[0] += 1
+    if _ticks[0] % COLLECT_EVERY:
+        return
+    import gc
+
+    stretch = _ticks[0] // COLLECT_EVERY
+    if _set_aside[0] and _clean[0] and stretch % LOOK_EVERY:
+        gc.freeze()
+        return
+    _clean[0] = gc.collect(1) == 0
+
+
+#: While collections find no garbage, one stretch of COLLECT_EVERY cases in this many is collected.
+LOOK_EVERY = 8
+#: True when the last collection of :func:`collect_now_and_then` found no garbage.
+_clean = [False]
 
 
 #: Set to a file path (or "-" for stderr), the run writes how long each of its phases took, as JSON.
