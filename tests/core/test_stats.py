@@ -69,7 +69,7 @@ def test_stats_imports_only_the_standard_library_and_attrs():
     imported |= {
         node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
     }
-    assert imported == {"__future__", "math", "collections", "typing", "attrs"}
+    assert imported == {"__future__", "math", "operator", "collections", "typing", "attrs"}
 
 
 def test_every_public_name_is_listed_and_documented():

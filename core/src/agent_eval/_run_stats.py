@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_eval import stats
 
 if TYPE_CHECKING:
-    from agent_eval._model import EvalResult
+    from agent_eval._model import EvalResult, Tally
 
 
-def run_stats(cases: Sequence[EvalResult]) -> dict[str, Any]:
+def run_stats(cases: Sequence[EvalResult], tally: Tally) -> dict[str, Any]:
     """How sure the run's figures are: the pass rate's 95% interval, the mean score, and with repeats
     the attempt-level pass rate (standard errors clustered by case) with pass@k and pass^k.
 
@@ -25,28 +24,20 @@ def run_stats(cases: Sequence[EvalResult]) -> dict[str, Any]:
       approximation, clipped to 0..1), and ``pass_at_k``/``pass_hat_k`` keyed ``"1"``.. ``"N"``: the
       mean over cases of each case's unbiased estimator (k up to the fewest attempts any case ran).
 
-    Undefined values are ``None``.
+    Undefined values are ``None``. ``tally`` is :func:`agent_eval._model.tally_of` of ``cases``.
     """
-    ran = [case for case in cases if case.status != "skipped"]
-    passed = [case.status for case in ran].count("passed")
-    interval = stats.wilson_interval(passed, len(ran))
-    # a float as the runner makes it is checked at once; anything else (a report read back) by _number
-    scores: list[float] = [
-        score
-        for score in [case.score for case in ran]
-        if (type(score) is float and math.isfinite(score)) or (score is not None and _number(score))
-    ]
-    score = stats.mean_estimate(scores)
+    ran, passed = tally.ran, tally.passed
+    interval = stats.wilson_interval(passed, ran)
+    score = stats.mean_estimate(tally.scores)
     found: dict[str, Any] = {
-        "pass_rate": passed / len(ran) if ran else 0.0,
+        "pass_rate": passed / ran if ran else 0.0,
         "ci_low": interval.low if interval else None,
         "ci_high": interval.high if interval else None,
         "mean_score": score.value if score else None,
         "score_se": score.se if score else None,
     }
-    repeated = max((len(case.attempts) for case in cases), default=0)
-    if repeated:
-        found.update(_attempt_stats(ran, repeated))
+    if tally.repeat:
+        found.update(_attempt_stats([case for case in cases if case.status != "skipped"], tally.repeat))
     return found
 
 
@@ -64,8 +55,3 @@ def _attempt_stats(cases: Sequence[EvalResult], repeated: int) -> dict[str, Any]
         "pass_at_k": {str(k): value for k, value in stats.mean_pass_at_k(outcomes).items()} if outcomes else {},
         "pass_hat_k": {str(k): value for k, value in stats.mean_pass_hat_k(outcomes).items()} if outcomes else {},
     }
-
-
-def _number(value: Any) -> bool:
-    """A finite number (a report read from a file may hold anything in a score)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

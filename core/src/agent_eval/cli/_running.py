@@ -112,7 +112,7 @@ def _execute(suite_path: Path, agent_ref: str | None, options: RunOptions) -> in
             report = _run(plan, executor, options, suite, on_result)
     if taken:
         report = _joined(report, suite, positions, taken)
-    report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
+    report = report.with_metadata({**run_info, **_used(report, registry)})
     bar, empty_shard = _bar(options, suite), not positions and options.shard is not None
     # the reports need the results only: the cases and what found them go before the reports are made
     del suite, plan, executor, on_result, selected
@@ -164,7 +164,7 @@ def rescore_run(run_ref: str, suite_path: Path | None, options: RunOptions) -> i
         with _written_out(stream):
             report = run_plan(plan, ReplayExecutor(stored), on_result=on_result)
     report = _joined(report, suite, positions, unanswered)
-    report = attrs.evolve(report, metadata={**run_info, **_used(report, registry)})
+    report = report.with_metadata({**run_info, **_used(report, registry)})
     return _finish(report, _bar(options, suite), options, stream)
 
 
@@ -414,16 +414,13 @@ def _run_info(suite: SuiteFile, reference: str, options: RunOptions) -> dict[str
 
 def _used(report: EvalReport, registry: Registry) -> dict[str, Any]:
     """The plugin distributions and judge models the run's evaluations came from."""
-    names = {evaluation.name for result in report.cases for evaluation in result.evaluations}
+    tally = report.tally()
     plugins: dict[str, str | None] = {}
-    for name in sorted(names):
+    for name in sorted(tally.evaluators):
         for info in registry.entries.get(name, ()):
             if info.distribution:
                 plugins[info.distribution] = info.version
-    models = sorted(
-        {text_of(e.metadata["model"]) for r in report.cases for e in r.evaluations if e.metadata.get("model")}
-    )
-    return {"plugins": plugins, "judge_models": models}
+    return {"plugins": plugins, "judge_models": sorted({text_of(model) for model in tally.models})}
 
 
 def _case_stream(path: Path | None, run_info: dict[str, Any]) -> Any:
