@@ -554,6 +554,25 @@ def test_listing_evaluators_imports_no_evaluator_code_and_nothing_heavy() -> Non
     assert imported & heavy == set()
 
 
+def test_a_run_of_a_json_lines_suite_does_not_import_yaml(project: Path) -> None:
+    """PyYAML takes 12 ms to import: only a YAML file needs it."""
+    (project / "cases.jsonl").write_text('{"name": "a", "input": "x", "evaluators": [{"has": "x"}]}\n')
+    (project / "echo.py").write_text("def agent(q):\n    return q\n", encoding="utf-8")
+    suite(project, "agent: echo:agent\ncases: cases.jsonl\n")
+    for name, yaml_wanted in (("cases.jsonl", False), ("suite.yaml", True)):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", str(BIN / "agent-eval"), "run", name, "--agent", "echo:agent"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(project / "site") + os.pathsep + str(project), **ISOLATED},
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+        assert ("yaml" in imported) is yaml_wanted, name
+
+
 def test_filter_runs_only_the_cases_whose_names_match(project: Path) -> None:
     name = suite(project, PASSING)
     only = cli(project, "run", name, "--no-history", "-k", "GREET", "--json", "r.json")

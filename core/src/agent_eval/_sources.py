@@ -23,7 +23,6 @@ from agent_eval._sourcemap import (
     json_line_chunks,
     json_positions,
     load_json,
-    load_yaml,
     read_part,
 )
 
@@ -184,6 +183,8 @@ def open_sources(path: Path, *, origin: str | None = None) -> list[Source] | Lin
         return _parse_csv(path, text, origin)
     try:
         if kind == "yaml":
+            from agent_eval._yamlmap import load_yaml
+
             data, positions = load_yaml(text)
             return [Source(path, data, positions, text, origin)]
         return [Source(path, load_json(text), None, text, origin)]
