@@ -17,7 +17,6 @@ import contextlib
 import gc
 import math
 import re
-import sys
 import types
 import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
@@ -422,15 +421,19 @@ def _plain(value: Any, depth: int) -> Any:
     ]
 
 
-#: The largest finite float: a float outside ±this is infinite or NaN (NaN compares false).
-BIGGEST = sys.float_info.max
+#: Floats inside ±this, and ints from -2**63 to under 2**64, are written alike by orjson and msgspec: orjson
+#: writes a float of 1e16 or more as ``1e+16`` where msgspec writes ``1e16``, and refuses the ints msgspec
+#: writes past 64 bits. (NaN compares false: it is outside too.)
+WRITTEN_ALIKE = 1e16
+_LOWEST_INT, _INT_END = -(1 << 63), 1 << 64
 
 
 def as_is(value: Any, depth: int) -> None:
     """Raise :class:`NotPlain` unless ``value`` (a dict, list or tuple, at most :data:`_PLAIN_DEPTH` deep and
-    :data:`_PLAIN_ITEMS` long at each level) holds only text keys and strings, None, booleans, ints,
-    finite floats and such containers: what orjson writes as :func:`jsonable`'s copy of it would be
-    written, when it writes it at all."""
+    :data:`_PLAIN_ITEMS` long at each level) holds only text keys and strings, None, booleans, ints and
+    floats that orjson and msgspec write alike (:data:`WRITTEN_ALIKE`), and such containers: what either
+    writes as :func:`jsonable`'s copy of it would be written, when it writes it at all (neither writes a
+    lone surrogate)."""
     kind = type(value)
     if not (kind is dict or kind is list or kind is tuple) or depth >= _PLAIN_DEPTH or len(value) > _PLAIN_ITEMS:
         raise NotPlain
@@ -446,10 +449,14 @@ def items_as_is(items: Iterable[Any], depth: int) -> None:
     """:func:`as_is` of each of ``items``, the items of a container at ``depth`` (plain values pass)."""
     for item in items:
         kind = type(item)
-        if kind is str or item is None or kind is bool or kind is int:
+        if kind is str or item is None or kind is bool:
             continue
         if kind is float:
-            if -BIGGEST <= item <= BIGGEST:
+            if -WRITTEN_ALIKE < item < WRITTEN_ALIKE:
+                continue
+            raise NotPlain
+        if kind is int:
+            if _LOWEST_INT <= item < _INT_END:
                 continue
             raise NotPlain
         if kind is dict or kind is list or kind is tuple:
