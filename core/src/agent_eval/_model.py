@@ -664,7 +664,15 @@ def _graded_records() -> tuple[Callable[[Any], bytes], Callable[..., Any], Calla
 
     result = msgspec.defstruct("GradedResult", [(key, Any) for key in RESULT_JSON_KEYS])
     evaluation = msgspec.defstruct("GradedEvaluation", [(key, Any) for key in EVALUATION_JSON_KEYS])
-    made = _graded[0] = (msgspec.json.Encoder().encode, result, evaluation)
+    into, buffer = msgspec.json.Encoder().encode_into, bytearray()
+
+    def encode(record: Any) -> bytes:
+        # into one buffer, then copied to its size: msgspec's own bytes grow by steps and shrink at the end,
+        # which leaves holes in the heap that nothing of a run fills (14 MB more at 100,000 cases)
+        into(record, buffer)
+        return bytes(buffer)
+
+    made = _graded[0] = (encode, result, evaluation)
     return made
 
 
