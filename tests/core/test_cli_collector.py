@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-from typing import Any
 
 import pytest
 
@@ -136,89 +135,3 @@ def test_nothing_is_set_aside_by_the_run_when_the_suite_was_not() -> None:
     finally:
         gc.unfreeze()
     assert collected == [1, 2, 3, 4, 5]
-
-
-# --- a large run's report is left to the operating system when the process ends with the command --------
-
-AGENT = """\
-import atexit, gc, json, sys
-
-
-def _at_exit():
-    # the report is set aside by then; the agent's own exit functions still run
-    with open("at_exit.json", "w") as out:
-        json.dump({"frozen": gc.get_freeze_count()}, out)
-
-
-atexit.register(_at_exit)
-
-
-async def agent(question):
-    return "the answer to " + question if question != "question 7" else "no"
-"""
-
-
-def _large_suite(folder: Any, cases: int) -> None:
-    import json
-
-    lines = (
-        json.dumps({"name": f"case {i}", "input": f"question {i}", "evaluators": [{"contains": "answer"}]})
-        for i in range(cases)
-    )
-    (folder / "suite.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (folder / "agents.py").write_text(AGENT, encoding="utf-8")
-
-
-def test_the_console_script_leaves_a_large_report_to_the_system_and_still_exits_as_the_run_says(
-    tmp_path: Any,
-) -> None:
-    import json
-
-    from agent_eval.cli._common import LEAVE_FROM
-    from tests.helpers import run_cli
-
-    _large_suite(tmp_path, LEAVE_FROM)
-    done = run_cli(
-        "run", "suite.jsonl", "--agent", "agents:agent", "--quiet", "--json", "r.json", "--jsonl", "r.jsonl",
-        "--history", "h.db", cwd=tmp_path, env={"PYTHONPATH": str(tmp_path)}, process=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 1, done.stderr  # case 7 failed: below the bar of 100%
-    assert json.loads((tmp_path / "at_exit.json").read_text())["frozen"] > LEAVE_FROM  # set aside, not freed
-    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
-    assert (report["total"], report["failed"]) == (LEAVE_FROM, 1)
-    assert len((tmp_path / "r.jsonl").read_text(encoding="utf-8").splitlines()) == LEAVE_FROM + 1
-
-
-def test_a_smaller_report_and_any_report_of_a_command_run_in_process_are_freed_as_ever(
-    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import weakref
-
-    from agent_eval._model import EvalReport, EvalResult
-    from agent_eval.cli import _common
-    from agent_eval.cli._common import keep_to_the_end, leave_to_exit
-    from tests.helpers import run_cli
-
-    monkeypatch.setattr(_common, "_kept", [])
-    report = EvalReport([EvalResult("c", "q", status="passed")])
-    keep_to_the_end(report)  # not the console script: nothing kept
-    monkeypatch.setattr(_common, "_process_ends", [True])
-    keep_to_the_end(report)  # smaller than LEAVE_FROM: not kept either
-    assert _common._kept == []
-    monkeypatch.setattr(_common, "LEAVE_FROM", 1)
-    monkeypatch.setattr(_common, "_process_ends", [False])
-    _large_suite(tmp_path, 3)
-    done = run_cli(
-        "run", "suite.jsonl", "--agent", "agents:agent", "--no-history", cwd=tmp_path, env={"PYTHONPATH": str(tmp_path)}
-    )
-    assert done.returncode == 0, done.stderr
-    assert _common._kept == []  # entry(args), as a caller in a process of its own makes it: nothing kept
-    leave_to_exit()
-    assert gc.get_freeze_count() == 0
-    kept = EvalReport([EvalResult("c", "q", status="passed")])
-    alive = weakref.ref(kept.cases[0])
-    monkeypatch.setattr(_common, "_process_ends", [True])
-    keep_to_the_end(kept)
-    assert _common._kept == [kept]
-    del kept
-    assert alive() is not None

@@ -14,14 +14,7 @@ import click
 
 from agent_eval._errors import AgentEvalError
 from agent_eval._version import __version__
-from agent_eval.cli._common import (
-    DEBUG_ENV,
-    EXIT_INTERNAL,
-    EXIT_INTERRUPTED,
-    UsageProblem,
-    leave_to_exit,
-    process_ends_with_command,
-)
+from agent_eval.cli._common import DEBUG_ENV, EXIT_INTERNAL, EXIT_INTERRUPTED, UsageProblem
 from agent_eval.cli.evaluators import list_evaluators
 from agent_eval.cli.history import compare, runs, show
 from agent_eval.cli.init import init
@@ -68,20 +61,7 @@ for _command in (list_evaluators, run, rescore, runs, show, compare, merge, powe
 
 
 def entry(args: list[str] | None = None) -> NoReturn:
-    """Run the command line; user errors give one line and exit 2, Ctrl-C exits 130.
-
-    Called without ``args`` (the console script, on ``sys.argv``), the process ends with the command: a
-    large run's report is then left to the operating system (:func:`agent_eval.cli._common.leave_to_exit`).
-    """
-    if args is None:
-        process_ends_with_command()
-    try:
-        _run_command(args)
-    finally:  # however the command ended (it exits through SystemExit)
-        leave_to_exit()
-
-
-def _run_command(args: list[str] | None) -> NoReturn:
+    """Run the command line; user errors give one line and exit 2, Ctrl-C exits 130."""
     try:
         code = main.main(args=args, prog_name="agent-eval", standalone_mode=False)
     except click.exceptions.Abort:

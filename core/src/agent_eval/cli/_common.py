@@ -228,42 +228,6 @@ LOOK_EVERY = 8
 _clean = [False]
 
 
-#: A run's report of at least this many cases is left to the operating system when the process ends with the
-#: command (:func:`keep_to_the_end`): freeing 100,000 results one object at a time takes 0.1 s.
-LEAVE_FROM = 10_000
-#: True when the process ends with this command (the console script's :func:`agent_eval.cli.entry`), and the
-#: reports kept to the end.
-_process_ends = [False]
-_kept: list[Any] = []
-
-
-def process_ends_with_command() -> None:
-    """Say that the process ends when the command does (the console script; not a caller of ``entry(args)``)."""
-    _process_ends[0] = True
-
-
-def keep_to_the_end(report: Any) -> None:
-    """Keep a large ``report`` alive until the process ends, when it ends with the command (:func:`leave_to_exit`)."""
-    if _process_ends[0] and len(report.cases) >= LEAVE_FROM:
-        _kept.append(report)
-
-
-def leave_to_exit() -> None:
-    """Let the reports :func:`keep_to_the_end` kept go with the process, never freed one object at a time.
-
-    They are held by a reference cycle that is set aside from the collector (``gc.freeze``, with every
-    object alive by then), so that neither the interpreter's last collection walks them nor the clearing
-    of the modules frees them; the operating system takes the memory back at once. (Python does not
-    promise to finalize the objects alive at exit; the ``atexit`` functions still run, and every report
-    file, the history and the --jsonl stream are closed by then.)
-    """
-    if _kept:
-        import gc
-
-        _kept.append(_kept)
-        gc.freeze()
-
-
 #: Set to a file path (or "-" for stderr), the run writes how long each of its phases took, as JSON.
 PHASES_ENV = "AGENT_EVAL_PHASES"
 _phases: dict[str, float] = {}

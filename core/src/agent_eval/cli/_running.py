@@ -32,7 +32,6 @@ from agent_eval.cli._common import (
     collect_now_and_then,
     describe_os_error,
     exit_code,
-    keep_to_the_end,
     phase,
     set_aside_loaded,
     warn,
@@ -282,7 +281,6 @@ RESULTS_AS_JSON_FROM = 10_000
 
 def _finish(report: EvalReport, bar: float, options: RunOptions, stream: Any) -> int:
     """Print, record and write the report; the exit code (``bar``: the pass rate the run is held to)."""
-    keep_to_the_end(report)
     if stream is not None:
         stream.finish(report)
     with phase("console"):
