@@ -230,3 +230,34 @@ def test_the_runner_makes_a_plain_results_json_with_it_when_asked_and_only_then(
         (result,) = report.cases
         assert (result._json is not None) is asked
         assert case_json(result) == encode(result.to_dict())
+
+
+def test_results_made_in_several_threads_at_once_each_get_their_own_json() -> None:
+    import sys
+    import threading
+
+    from agent_eval._local import _assemble
+    from agent_eval._model import Case
+
+    wrong: list[str] = []
+
+    def work(tag: str) -> None:
+        case = Case(tag, "q", evaluators=(lambda output: True,))
+        evaluation = Evaluation("e", "passed", score=1.0, reason=tag)
+        for _ in range(20_000):
+            result = _assemble(case, tag * 50, [evaluation], 1.0, json=True)
+            assert result._json is not None
+            if result._json != encode(result.to_dict()):
+                wrong.append(tag)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # a switch between any two steps
+    try:
+        threads = [threading.Thread(target=work, args=(tag,)) for tag in "AB"]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert wrong == []
