@@ -178,3 +178,97 @@ def test_a_failed_write_of_lines_that_waited_is_said_once_and_the_run_goes_on(tm
     stream.finish(EvalReport([]))
     assert len(said) == 1
     assert stream.failed
+
+
+def test_flush_unless_busy_leaves_a_write_under_way_alone(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    stream = _stream(path)
+
+    async def run() -> None:
+        stream.case(0, _result(0))
+        stream.case(1, _result(1))  # waits
+        with stream._lock:  # a write or an append under way (the signal handler interrupted it, say)
+            stream.flush_unless_busy()
+            assert len(_lines(path)) == 1
+        stream.flush_unless_busy()
+        assert len(_lines(path)) == 2
+
+    asyncio.run(run())
+
+
+def test_calls_done_while_blocked_are_made_from_the_watchdog_while_an_agent_holds_the_loop() -> None:
+    import threading
+
+    from agent_eval._execution import _Stoppable
+    from agent_eval._signals import STUCK_AFTER, done_while_blocked, graceful_signals
+
+    made: list[str] = []
+
+    class Executor:
+        def stop(self) -> None:
+            pass
+
+    async def run() -> None:
+        with graceful_signals(_Stoppable(Executor())):  # type: ignore[arg-type]
+            with done_while_blocked(lambda: made.append(threading.current_thread().name)):
+                await asyncio.sleep(STUCK_AFTER * 3)  # the loop turns: nothing to do
+                assert made == []
+                time.sleep(STUCK_AFTER * 4)  # a blocking call holds the loop
+            count = len(made)
+            time.sleep(STUCK_AFTER * 4)  # the context is over: no more calls
+            assert len(made) == count
+
+    asyncio.run(run())
+    assert made and set(made) == {"agent-eval-watchdog"}
+
+
+BLOCKING_AGENT = """\
+import pathlib, time
+
+
+async def agent(question):
+    if question == "q2":
+        pathlib.Path("blocked").touch()
+        time.sleep(60)  # holds the event loop
+    return "answer"
+"""
+
+
+def test_the_lines_of_cases_that_finished_are_written_while_an_agent_blocks_the_loop(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+
+    from tests.helpers import BIN
+
+    lines = [json.dumps({"name": f"c{i}", "input": f"q{i}", "evaluators": [{"contains": "answer"}]}) for i in range(5)]
+    (tmp_path / "suite.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "blocking.py").write_text(BLOCKING_AGENT, encoding="utf-8")
+    process = subprocess.Popen(
+        [
+            str(BIN / "agent-eval"),
+            "run",
+            "suite.jsonl",
+            "--agent",
+            "blocking:agent",
+            "--no-history",
+            "--jsonl",
+            "r.jsonl",
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        journal = tmp_path / "r.jsonl"
+        # c0 and c1 finished at once, c1 within 5 ms of c0's write: its line waited for the loop, which the
+        # agent of c2 holds; the watchdog writes it
+        while time.monotonic() < deadline and not (journal.exists() and len(_lines(journal)) == 2):
+            time.sleep(0.02)
+        assert (tmp_path / "blocked").exists()
+        assert [json.loads(line)["name"] for line in _lines(journal)] == ["c0", "c1"]
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)

@@ -11,7 +11,10 @@ blocked), and a watchdog thread watches the loop's heartbeat:
 - with a timeout, a call that holds the loop longer than the timeout is interrupted the same way (a
   real signal sent to the main thread breaks the blocking system call); a call blocked in C code that
   does not return to Python (it retries on EINTR) cannot be interrupted until it returns;
-- without a timeout, a call that held the loop for over :data:`NOTICE_AFTER` seconds is reported.
+- without a timeout, a call that held the loop for over :data:`NOTICE_AFTER` seconds is reported;
+- what must not wait for the loop to turn (the --jsonl lines of the cases that finished) is handed on
+  from the watchdog's thread when the loop is blocked, and before a second Ctrl-C exits
+  (:func:`done_while_blocked`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,28 @@ BEAT = 0.05
 BLOCKED_AFTER = 0.25
 #: A blocked stretch longer than this is reported once the call returns.
 NOTICE_AFTER = 1.0
+#: A loop whose heartbeat is older than this has the calls of :func:`done_while_blocked` made from the
+#: watchdog's thread, at each of its looks.
+STUCK_AFTER = 2 * BEAT
+#: The calls :func:`done_while_blocked` registered.
+_while_blocked: list[Callable[[], None]] = []
+
+
+@contextlib.contextmanager
+def done_while_blocked(call: Callable[[], None]) -> Iterator[None]:
+    """Have ``call`` made (from another thread: it must be safe there) while the loop of a run is blocked
+    for :data:`STUCK_AFTER` or more, and before a second Ctrl-C exits; for as long as the context lasts."""
+    _while_blocked.append(call)
+    try:
+        yield
+    finally:
+        _while_blocked.remove(call)
+
+
+def _call_while_blocked() -> None:
+    for call in list(_while_blocked):
+        with contextlib.suppress(Exception):  # the watchdog, and an exit, go on whatever it raised
+            call()
 
 
 class LoopBlocked(BaseException):
@@ -106,6 +131,8 @@ class Watchdog:
     def _watch(self) -> None:
         while not self._done.wait(BEAT):
             stale = self.blocked_for()
+            if stale >= STUCK_AFTER and _while_blocked:
+                _call_while_blocked()
             if stale < NOTICE_AFTER and (self.run.timeout is None or stale < self.run.timeout):
                 continue
             busy = self.run.busy(asyncio.current_task(self.loop))
@@ -152,6 +179,7 @@ def graceful_signals(run: Stoppable) -> Iterator[None]:
 
     def on_signal(signum: int, frame: Any) -> None:
         if run.stopping:
+            _call_while_blocked()
             for stream in (sys.stdout, sys.stderr):
                 with contextlib.suppress(Exception):
                     stream.flush()

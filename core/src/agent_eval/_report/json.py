@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -262,6 +263,8 @@ class CaseStream:
         self._pending: list[bytes | memoryview] = []
         self._written = -TOGETHER_S
         self._flush_soon = False
+        #: Held while lines are appended or written: the watchdog's thread writes them too.
+        self._lock = threading.Lock()
 
     def case(self, index: int, result: EvalResult) -> None:
         """Append a finished case.
@@ -269,30 +272,43 @@ class CaseStream:
         Its line is written at once, unless the last write was less than :data:`TOGETHER_S` ago: then it
         goes with the lines of the cases that finish before the event loop next turns to other work (an
         agent that answers without waiting finishes many in a row), in one write, or with the first that
-        finishes once :data:`TOGETHER_S` have gone by, whichever comes first.
+        finishes once :data:`TOGETHER_S` have gone by, whichever comes first; or, while an agent holds
+        the loop, by :meth:`flush_unless_busy` from the watchdog's thread (see ``_signals.done_while_blocked``).
         """
         if self.failed:
             return
         body = case_json(result)  # an object: "{...}", never empty
         if not body.isascii():
             body = unbroken(body)
-        # the line: the head, the index, and the body after its "{" (no copy of the body is made)
-        self._pending += (self._head, b"%d," % index, memoryview(body)[1:], b"\n")
-        now = time.monotonic()
-        if now - self._written < TOGETHER_S:
-            if not self._flush_soon:
+        with self._lock:
+            # the line: the head, the index, and the body after its "{" (no copy of the body is made)
+            self._pending += (self._head, b"%d," % index, memoryview(body)[1:], b"\n")
+            if time.monotonic() - self._written < TOGETHER_S:
+                if self._flush_soon:
+                    return
                 try:
                     self._running_loop().call_soon(self.flush)
                     self._flush_soon = True
                     return
                 except RuntimeError:  # not on an event loop: nothing to wait for
                     pass
-            else:
-                return
-        self.flush()
+            self._write_pending()
 
     def flush(self) -> None:
-        """Write the lines of the cases appended since the last write."""
+        """Write the lines of the cases appended since the last write (from any thread)."""
+        with self._lock:
+            self._write_pending()
+
+    def flush_unless_busy(self) -> None:
+        """:meth:`flush`, unless a write or an append is under way (then it goes as that one goes): for the
+        watchdog's thread, and a signal handler, which may have interrupted one in this thread."""
+        if self._lock.acquire(blocking=False):
+            try:
+                self._write_pending()
+            finally:
+                self._lock.release()
+
+    def _write_pending(self) -> None:
         self._flush_soon = False
         if not self._pending:
             return

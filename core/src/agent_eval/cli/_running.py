@@ -443,13 +443,18 @@ def _case_stream(path: Path | None, run_info: dict[str, Any]) -> Any:
 
 @contextmanager
 def _written_out(stream: Any) -> Iterator[None]:
-    """The --jsonl lines of the cases that finished are written when the run ends, whatever ends it (a line
-    may wait a moment for the lines of the cases that finish with it)."""
-    try:
+    """The --jsonl lines of the cases that finished are written when the run ends, whatever ends it, and while
+    an agent holds the event loop (a line may wait a moment for the lines of the cases that finish with it)."""
+    if stream is None:
         yield
+        return
+    from agent_eval._signals import done_while_blocked
+
+    try:
+        with done_while_blocked(stream.flush_unless_busy):
+            yield
     finally:
-        if stream is not None:
-            stream.flush()
+        stream.flush()
 
 
 @contextmanager
