@@ -217,9 +217,10 @@ class History:
             *_gate(report),
             *_agent_totals(report),
         )
-        # the report's JSON, from each case's own (made once per run for every writer), compressed before
-        # the database is locked
-        compressed = _compressed(document(data, "cases", report.case_json()))
+        # the report's JSON, from each case's own (made once per run for every writer) joined in batches,
+        # compressed before the database is locked: this thread's work that holds the interpreter (the
+        # reports are written meanwhile) is a loop over the cases and the joins of about a MiB each
+        compressed = _compressed(document(data, "cases", batches(report.case_json())))
         with self._connect(create=True) as connection:
             try:
                 with _transaction(connection):
