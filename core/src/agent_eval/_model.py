@@ -432,7 +432,7 @@ class EvalReport:
 
     def case_json(self) -> Iterator[bytes]:
         """Each case's JSON (:func:`case_json`), in order: what the writers of a run join into documents."""
-        return (case_json(case) for case in self.cases)
+        return map(case_json, self.cases)  # (no generator's frame between the writer and each call)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the whole report; :meth:`from_dict` loads it back.
