@@ -343,9 +343,10 @@ def _migrate(connection: sqlite3.Connection, path: Path) -> None:
 
 
 def _compressed(parts: Iterable[bytes]) -> list[bytes]:
-    """The report whose UTF-8 JSON is ``parts``, zlib-compressed as they come: never joined whole."""
+    """The report whose UTF-8 JSON is ``parts`` (a batch of about a MiB or a comma each, as the recording
+    makes them), zlib-compressed as they come: never joined whole, nor copied into batches again."""
     compressor = zlib.compressobj(COMPRESSION_LEVEL)
-    pieces = [compressor.compress(batch) for batch in batches(parts, separator=b"")]  # about a MiB each
+    pieces = [compressor.compress(part) for part in parts]
     pieces.append(compressor.flush())
     return pieces
 
