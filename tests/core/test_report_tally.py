@@ -107,3 +107,19 @@ def test_a_report_with_other_metadata_is_the_report_evolve_makes_with_the_same_f
     assert moved.metadata == metadata
     assert moved.tally() is report.tally()
     assert moved.to_dict() == attrs.evolve(report, metadata=metadata).to_dict()
+
+
+def test_costs_whose_sum_passes_the_largest_float_make_no_total_and_every_writer_still_writes(tmp_path: Any) -> None:
+    from agent_eval._report import html, json, junit, markdown
+
+    cases = [EvalResult(f"c{i}", "q", status="passed", score=1.0, cost_usd=1.5e308) for i in range(2)]
+    report = EvalReport(cases)
+    assert report.cost_usd is None
+    for writer, name in (
+        (json.write, "r.json"),
+        (junit.write, "r.xml"),
+        (html.write, "r.html"),
+        (markdown.write, "r.md"),
+    ):
+        writer(report, tmp_path / name)
+        assert (tmp_path / name).stat().st_size > 0

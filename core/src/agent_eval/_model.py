@@ -699,7 +699,10 @@ def total_cost(costs: Iterable[float | None]) -> float | None:
     import math
 
     found = [float(cost) for cost in costs if cost is not None and _finite(cost)]
-    total = math.fsum(found) if found else None
+    try:
+        total = math.fsum(found) if found else None
+    except OverflowError:  # partial sums past the largest float: the total is no finite number either
+        return None
     return total if total is None or math.isfinite(total) else None
 
 
