@@ -586,3 +586,36 @@ def test_an_evaluator_whose_check_case_crashes_is_a_named_problem_not_a_crash() 
 
     with pytest.raises(SuiteError, match=r"case 'a': Buggy: check_case failed: KeyError: 'expected'"):
         EvalSuite(echo, [{"name": "a", "input": 1, "evaluator": Buggy()}])
+
+
+def test_an_evaluator_that_needs_no_context_is_called_without_one_and_none_is_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agent_eval import _local
+    from agent_eval_contains import contains
+    from agent_eval_exact import exact_match
+
+    made: list[Any] = []
+    real = _local.make_context
+    monkeypatch.setattr(_local, "make_context", lambda *values: made.append(values) or real(*values))
+    given: list[tuple[Any, ...]] = []
+
+    class Quiet:
+        inline = True
+        needs_context = False
+
+        def __call__(self, output: Any, *rest: Any) -> bool:
+            given.append(rest)
+            return True
+
+    def run(evaluator: Any, expected: Any = None) -> str:
+        suite = EvalSuite(lambda question: "the answer", [Case("c", "q", expected=expected, evaluators=[evaluator])])
+        (result,) = suite.run().cases
+        return result.status
+
+    assert run(Quiet()) == "passed"
+    assert given == [()] and made == []
+    assert run(contains("answer")) == "passed" and made == []
+    assert run(exact_match("the answer")) == "passed" and made == []
+    assert run(exact_match(), expected="the answer") == "passed"  # its expected answer comes from ctx
+    assert len(made) == 1

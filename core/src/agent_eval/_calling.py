@@ -96,7 +96,8 @@ class NamedEvaluator:
 
 @attrs.frozen
 class Call:
-    """A callable with its call shape worked out: async or not, with or without ``ctx``."""
+    """A callable with its call shape worked out: async or not, with or without ``ctx`` (without when it takes
+    none, or says it needs none: ``needs_context = False``)."""
 
     func: Callable[..., Any]
     name: str
@@ -117,7 +118,8 @@ class Call:
         return cls(
             func=func,
             name=name,
-            with_context=takes_context(func),
+            # an evaluator that takes a ctx it never reads may say so (needs_context = False): none is made for it
+            with_context=takes_context(func) and getattr(func, "needs_context", True) is not False,
             is_async=asynchronous,
             inline=asynchronous or bool(getattr(func, "inline", False)),
         )

@@ -25,6 +25,8 @@ class Contains:
 
     name: ClassVar[str] = "contains"
     inline: ClassVar[bool] = True
+    #: ``ctx`` is never read: the runner makes none for it.
+    needs_context: ClassVar[bool] = False
 
     keywords: tuple[str, ...]
     match_all: bool = True

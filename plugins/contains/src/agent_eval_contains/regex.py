@@ -17,6 +17,8 @@ class Matches:
 
     name: ClassVar[str] = "matches"
     inline: ClassVar[bool] = True
+    #: ``ctx`` is never read: the runner makes none for it.
+    needs_context: ClassVar[bool] = False
 
     pattern: str
     ignore_case: bool = False

@@ -24,6 +24,11 @@ class ExactMatch:
     ignore_case: bool = False
     strip: bool = True
 
+    @property
+    def needs_context(self) -> bool:
+        """Only the case's expected answer is read from ``ctx``, when none was given here."""
+        return self.expected is None
+
     def check_case(self, case: Case) -> None:
         """Reject a case this evaluator cannot grade: no expected answer here nor in the case."""
         if self.expected is None and case.expected is None:

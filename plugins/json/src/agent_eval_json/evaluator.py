@@ -23,6 +23,8 @@ class ValidJson:
 
     name: ClassVar[str] = "valid_json"
     inline: ClassVar[bool] = True
+    #: ``ctx`` is never read: the runner makes none for it.
+    needs_context: ClassVar[bool] = False
 
     schema: Mapping[str, Any] | None = None
     allow_fence: bool = False
