@@ -454,8 +454,9 @@ class LocalExecutor:
 
 _PLAIN = frozenset({str, bool, Verdict, dict, list, int, float})
 
-#: The most cases a worker thread is handed at once, and how long it goes on answering them.
-_BATCH = 64
+#: The most cases a worker thread is handed at once, and how long it goes on answering them (an instant
+#: agent's 100,000 cases: 256 a batch take 0.90-0.94x the time of 64, each hand-off costing two thread switches).
+_BATCH = 256
 _BATCH_SECONDS = 0.002
 #: How long a batch's answers wait for the rest of it before they are graded anyway.
 _BATCH_LATE = 0.05
