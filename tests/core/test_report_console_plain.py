@@ -90,7 +90,11 @@ def test_a_quiet_run_whose_output_is_not_a_terminal_does_not_import_rich(tmp_pat
         "print_report(EvalReport([EvalResult('c', 'q', status='passed', score=1.0)]), quiet=True)\n"
         "print('rich' in sys.modules)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    import os
+
+    env = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    env["COLUMNS"] = "200"  # the line fits: rich would not wrap it
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env)
     line, imported = done.stdout.splitlines()
     assert line.startswith("1 passed, 0 failed, 0 errors, 0 skipped · pass rate 100.0%")
     assert imported == "False"
