@@ -108,6 +108,23 @@ def document(head: Mapping[str, Any], key: str, pieces: Iterable[bytes], *, inde
     yield b"]}"
 
 
+def lined_document(head: Mapping[str, Any], key: str, pieces: Iterable[bytes]) -> Iterator[bytes]:
+    """The JSON of ``{**head, key: [...]}`` indented as :func:`document` indents it, but for the list's items:
+    each is one line of its own, compact as given (``pieces``), under the list's indent. The same data as
+    the indented document, in about half its bytes, and without re-indenting any item. ``head`` must not
+    be empty."""
+    yield encode(head, indent=True)[:-2] + b",\n  " + encode(key) + b": ["  # without its closing "\n}"
+    first = True
+    for batch in batches(pieces, _ITEM_LINES):
+        yield (b"\n    " if first else _ITEM_LINES) + batch
+        first = False
+    yield b"]\n}" if first else b"\n  ]\n}"
+
+
+#: What goes between two items of a :func:`lined_document`'s list.
+_ITEM_LINES = b",\n    "
+
+
 def _indented_items(pieces: Iterable[bytes]) -> Iterator[bytes]:
     """The items of the list of an indented :func:`document`, in batches, and its end."""
     import msgspec
