@@ -224,6 +224,25 @@ def test_a_damaged_compressed_report_is_one_history_error_naming_the_run_and_the
     assert "\n" not in message
 
 
+def test_a_blob_that_expands_past_the_most_a_report_may_hold_is_refused_as_it_expands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_eval import _history
+
+    monkeypatch.setattr(_history, "MAX_REPORT_BYTES", 3 << 20)
+    path = tmp_path / "runs.db"
+    History(path).record(make_report("r1"))
+    bomb = zlib.compress(b'{"cases": [], "name": "' + b"x" * (64 << 20) + b'"}', 9)  # 64 KB that make 64 MB
+    assert len(bomb) < 100_000
+    set_report(path, "r1", bomb)
+    with pytest.raises(HistoryError) as caught:
+        History(path).load("latest")
+    assert str(caught.value) == (
+        f"run 'r1' in {path} cannot be read: its compressed report expands past 3,145,728 bytes, "
+        "the most a report may hold"
+    )
+
+
 def test_show_and_compare_of_a_damaged_run_print_one_line_and_exit_2(tmp_path: Path) -> None:
     project = Project(tmp_path)
     path = tmp_path / "runs.db"

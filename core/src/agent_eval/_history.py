@@ -26,7 +26,7 @@ import attrs
 
 from agent_eval import stats
 from agent_eval._errors import AgentEvalError
-from agent_eval._files import make_folder
+from agent_eval._files import MAX_REPORT_BYTES, make_folder
 from agent_eval._json import batches, document
 from agent_eval._model import EvalReport, EvalResult, Status
 
@@ -389,15 +389,23 @@ def _report_text(stored: Any) -> Any:
 
 
 def _decompressed(stored: bytes) -> Iterator[bytes]:
-    """What ``stored`` holds zlib-compressed, in pieces of a MiB; ValueError unless it is one whole stream."""
+    """What ``stored`` holds zlib-compressed, in pieces of a MiB; ValueError unless it is one whole stream of at
+    most :data:`agent_eval._files.MAX_REPORT_BYTES`, the most a report file may hold (a few MB of damaged or
+    hostile BLOB can expand a thousand times)."""
     decompressor = zlib.decompressobj()
     rest = stored
+    made = 0
     try:
         while not decompressor.eof:
             piece = decompressor.decompress(rest, 1 << 20)
             rest = decompressor.unconsumed_tail
             if not piece and not rest:
                 break
+            made += len(piece)
+            if made > MAX_REPORT_BYTES:
+                raise ValueError(
+                    f"its compressed report expands past {MAX_REPORT_BYTES:,} bytes, the most a report may hold"
+                )
             yield piece
     except zlib.error as error:
         raise ValueError(f"its compressed report is damaged ({error})") from None
