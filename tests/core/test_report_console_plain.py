@@ -98,3 +98,10 @@ def test_a_quiet_run_whose_output_is_not_a_terminal_does_not_import_rich(tmp_pat
     line, imported = done.stdout.splitlines()
     assert line.startswith("1 passed, 0 failed, 0 errors, 0 skipped · pass rate 100.0%")
     assert imported == "False"
+
+
+def test_a_stream_that_does_not_write_utf8_goes_to_rich_which_says_how_to_make_it() -> None:
+    ascii_stream = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    utf8_stream = io.TextIOWrapper(io.BytesIO(), encoding="UTF-8")
+    assert not console._plain_stream(ascii_stream)
+    assert console._plain_stream(utf8_stream)

@@ -619,3 +619,28 @@ def test_an_evaluator_that_needs_no_context_is_called_without_one_and_none_is_ma
     assert run(exact_match("the answer")) == "passed" and made == []
     assert run(exact_match(), expected="the answer") == "passed"  # its expected answer comes from ctx
     assert len(made) == 1
+
+
+def test_a_needs_context_that_raises_or_is_not_false_gives_the_evaluator_its_context() -> None:
+    from agent_eval._calling import Call
+
+    seen: list[int] = []
+
+    class Raising:
+        inline = True
+
+        @property
+        def needs_context(self) -> bool:
+            raise RuntimeError("no")
+
+        def __call__(self, output: Any, ctx: Any = None) -> bool:
+            seen.append(ctx is not None)
+            return True
+
+    class Odd(Raising):
+        needs_context = None  # type: ignore[assignment]
+
+    assert Call.of(Raising()).with_context and Call.of(Odd()).with_context
+    suite = EvalSuite(lambda question: "answer", [Case("c", "q", evaluators=[Raising(), Odd()])])
+    (result,) = suite.run().cases
+    assert result.status == "passed" and seen == [True, True]

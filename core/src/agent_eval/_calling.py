@@ -119,7 +119,7 @@ class Call:
             func=func,
             name=name,
             # an evaluator that takes a ctx it never reads may say so (needs_context = False): none is made for it
-            with_context=takes_context(func) and getattr(func, "needs_context", True) is not False,
+            with_context=takes_context(func) and _needs_context(func),
             is_async=asynchronous,
             inline=asynchronous or bool(getattr(func, "inline", False)),
         )
@@ -134,6 +134,15 @@ class Call:
         if self.with_context:
             return self.func(first, ctx)
         return self.func(first)
+
+
+def _needs_context(func: Callable[..., Any]) -> bool:
+    """False only when ``func`` says ``needs_context = False``; whatever else it says, or raises saying it, is
+    True (it is given its ctx, as before the attribute was asked)."""
+    try:
+        return getattr(func, "needs_context", True) is not False
+    except Exception:
+        return True
 
 
 def to_evaluation(name: str, value: Any, duration_ms: float) -> Evaluation:

@@ -397,8 +397,11 @@ _NARROW = frozenset("·≥")
 
 def _plain_stream(stream: IO[str]) -> bool:
     """True when rich would write no style to ``stream``: not a terminal, and none forced by the environment
-    (rich's ``TTY_COMPATIBLE`` and ``FORCE_COLOR``)."""
+    (rich's ``TTY_COMPATIBLE`` and ``FORCE_COLOR``); and the stream writes UTF-8."""
     if os.environ.get("TTY_COMPATIBLE") or os.environ.get("FORCE_COLOR") is not None:
+        return False
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    if encoding != "utf8":  # rich then says how to make the line's signs writable: it goes that way
         return False
     try:
         return not stream.isatty()
