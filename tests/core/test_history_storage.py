@@ -243,6 +243,25 @@ def test_a_blob_that_expands_past_the_most_a_report_may_hold_is_refused_as_it_ex
     )
 
 
+def test_a_report_larger_than_the_most_a_report_may_hold_is_not_recorded_as_it_could_not_be_read_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_eval import _history
+
+    report = EvalReport(
+        [EvalResult(f"c{i}", "q" * 1000, status="passed") for i in range(100)], metadata={"run_id": "big"}
+    )
+    monkeypatch.setattr(_history, "MAX_REPORT_BYTES", len(report.to_json(indent=None).encode("utf-8")) - 1)
+    history = History(tmp_path / "runs.db")
+    history.record(make_report("small"))
+    with pytest.raises(HistoryError, match=r"^run 'big': its report holds more than [\d,]+ bytes of JSON, the most"):
+        history.record(report)
+    assert [run.id for run in history.runs()] == ["small"]
+    monkeypatch.setattr(_history, "MAX_REPORT_BYTES", len(report.to_json(indent=None).encode("utf-8")))
+    history.record(report)  # exactly the most: recorded, and read back
+    assert history.load("big").report.to_dict() == report.to_dict()
+
+
 def test_show_and_compare_of_a_damaged_run_print_one_line_and_exit_2(tmp_path: Path) -> None:
     project = Project(tmp_path)
     path = tmp_path / "runs.db"

@@ -221,6 +221,11 @@ class History:
         # compressed before the database is locked: this thread's work that holds the interpreter (the
         # reports are written meanwhile) is a loop over the cases and the joins of about a MiB each
         compressed = _compressed(document(data, "cases", batches(report.case_json())))
+        if compressed is None:  # it could not be read back: the history does not take it
+            raise HistoryError(
+                f"run {run_id!r}: its report holds more than {MAX_REPORT_BYTES:,} bytes of JSON, the most a report "
+                "may hold, so it could not be read back"
+            )
         with self._connect(create=True) as connection:
             try:
                 with _transaction(connection):
@@ -342,11 +347,18 @@ def _migrate(connection: sqlite3.Connection, path: Path) -> None:
     connection.execute("INSERT INTO schema_version (version) VALUES (?)", [len(MIGRATIONS)])
 
 
-def _compressed(parts: Iterable[bytes]) -> list[bytes]:
+def _compressed(parts: Iterable[bytes]) -> list[bytes] | None:
     """The report whose UTF-8 JSON is ``parts`` (a batch of about a MiB or a comma each, as the recording
-    makes them), zlib-compressed as they come: never joined whole, nor copied into batches again."""
+    makes them), zlib-compressed as they come: never joined whole, nor copied into batches again. None when
+    it holds more than :data:`agent_eval._files.MAX_REPORT_BYTES`, which would not be read back."""
     compressor = zlib.compressobj(COMPRESSION_LEVEL)
-    pieces = [compressor.compress(part) for part in parts]
+    pieces = []
+    made = 0
+    for part in parts:
+        made += len(part)
+        if made > MAX_REPORT_BYTES:
+            return None
+        pieces.append(compressor.compress(part))
     pieces.append(compressor.flush())
     return pieces
 
