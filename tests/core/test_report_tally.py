@@ -123,3 +123,13 @@ def test_costs_whose_sum_passes_the_largest_float_make_no_total_and_every_writer
     ):
         writer(report, tmp_path / name)
         assert (tmp_path / name).stat().st_size > 0
+
+
+def test_a_score_past_the_largest_float_is_no_score_and_the_figures_are_still_made() -> None:
+    cases = [
+        EvalResult("huge", "q", status="passed", score=10**400),
+        EvalResult("half", "q", status="failed", score=0.5),
+    ]
+    report = EvalReport(cases)
+    assert tally_of(cases).scores == [0.5]
+    assert report.stats["mean_score"] == 0.5

@@ -522,9 +522,9 @@ def tally_of(cases: Iterable[EvalResult]) -> Tally:
             ran += 1
             if status == "passed":
                 passed += 1
-            # a float as the runner makes it is checked at once; anything else (a report read back) by _number
+            # a float as the runner makes it is checked at once; anything else (a report read back) by _finite
             score = case.score
-            if (type(score) is float and -_BIGGEST <= score <= _BIGGEST) or (score is not None and _number(score)):
+            if (type(score) is float and -_BIGGEST <= score <= _BIGGEST) or (score is not None and _finite(score)):
                 scores.append(score)
         if case.attempts and len(case.attempts) > repeat:
             repeat = len(case.attempts)
@@ -545,13 +545,6 @@ def tally_of(cases: Iterable[EvalResult]) -> Tally:
 
 
 _BIGGEST = sys.float_info.max
-
-
-def _number(value: Any) -> bool:
-    """A finite number (a report read from a file may hold anything in a score)."""
-    import math
-
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _maker(cls: type) -> Callable[..., Any]:
@@ -708,7 +701,7 @@ def total_cost(costs: Iterable[float | None]) -> float | None:
 
 def _finite(value: float) -> bool:
     # False for NaN, the infinities and ints too big for a float (the comparison is exact, never raising)
-    return isinstance(value, int | float) and not isinstance(value, bool) and abs(value) <= sys.float_info.max
+    return isinstance(value, int | float) and not isinstance(value, bool) and abs(value) <= _BIGGEST
 
 
 def sum_usage(usages: Iterable[Mapping[str, Any] | None]) -> dict[str, int]:
