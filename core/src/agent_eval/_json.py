@@ -91,14 +91,13 @@ def document(head: Mapping[str, Any], key: str, pieces: Iterable[bytes], *, inde
     encoding again, and a batch at a time three times faster than a piece at a time). ``head`` must not
     be empty.
     """
-    opening = encode(head, indent=indent)
     if indent:
-        yield opening[:-2] + b",\n  " + encode(key) + b": ["  # without its closing "\n}"
+        yield _indented_opening(head, key)
         yield from _indented_items(pieces)
         return
-    yield opening[:-1] + b"," + encode(key) + b":["
+    yield encode(head)[:-1] + b"," + encode(key) + b":["
     # each piece is yielded as it is, never joined to its separator: a copy of every case's JSON would
-    # double what a writer holds (the history's keeps every part at once)
+    # double what a writer holds
     first = True
     for piece in pieces:
         if not first:
@@ -113,12 +112,17 @@ def lined_document(head: Mapping[str, Any], key: str, pieces: Iterable[bytes]) -
     each is one line of its own, compact as given (``pieces``), under the list's indent. The same data as
     the indented document, in about half its bytes, and without re-indenting any item. ``head`` must not
     be empty."""
-    yield encode(head, indent=True)[:-2] + b",\n  " + encode(key) + b": ["  # without its closing "\n}"
+    yield _indented_opening(head, key)
     first = True
     for batch in batches(pieces, _ITEM_LINES):
         yield (b"\n    " if first else _ITEM_LINES) + batch
         first = False
     yield b"]\n}" if first else b"\n  ]\n}"
+
+
+def _indented_opening(head: Mapping[str, Any], key: str) -> bytes:
+    """An indented document's ``head``, without its closing ``\n}``, then ``key`` opening its list."""
+    return encode(head, indent=True)[:-2] + b",\n  " + encode(key) + b": ["
 
 
 #: What goes between two items of a :func:`lined_document`'s list.
