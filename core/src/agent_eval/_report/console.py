@@ -376,23 +376,27 @@ def print_report(
     verbose: bool = False,
 ) -> None:
     """Print the table (unless ``quiet``) and the summary line; ``verbose`` shows reasons and errors whole."""
-    if quiet and _plain_stream(file or sys.stdout):
-        line = summary_line(report, strict=strict, bar=bar)
-        if len(line) <= _columns() and all(char.isascii() or char in _NARROW for char in line):
-            # what rich writes of it here, without importing rich (25 ms): no style on a stream that is not
-            # a terminal, and no wrap in a line no wider than the console
-            (file or sys.stdout).write(line + "\n")
-            return
+    line = summary_line(report, strict=strict, bar=bar)
+    if quiet and _plain_stream(file or sys.stdout) and _plain_line(line):
+        # what rich writes of it here, without importing rich (25 ms): no style on a stream that is not
+        # a terminal, and no wrap in a line no wider than the console
+        (file or sys.stdout).write(line + "\n")
+        return
     from rich.text import Text
 
     console = make_console(file)
     if not quiet:
         render_table(report, console, verbose=verbose)
-    console.print(Text(summary_line(report, strict=strict, bar=bar), style=_summary_style(report, strict, bar)))
+    console.print(Text(line, style=_summary_style(report, strict, bar)))
 
 
 #: The characters of a summary line besides ASCII; each takes one cell (rich's ``cell_len``).
 _NARROW = frozenset("·≥")
+
+
+def _plain_line(line: str) -> bool:
+    """True for a line no wider than the console, of ASCII and :data:`_NARROW` signs: rich writes it as it is."""
+    return len(line) <= _columns() and all(char.isascii() or char in _NARROW for char in line)
 
 
 def _plain_stream(stream: IO[str]) -> bool:
