@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import stat
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -151,22 +151,97 @@ def test_the_writer_itself_refuses_a_directory_and_leaves_it_alone(tmp_path: Pat
     assert (tmp_path / "adir").is_dir()
 
 
-def test_a_large_report_is_handed_to_the_disk_range_by_range_and_written_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def resident_share(path: Path) -> float:
+    """The share of ``path``'s pages the system holds in memory (Linux's mincore on a mapping of it)."""
+    import ctypes
+    import mmap
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    size = path.stat().st_size
+    pages = -(-size // mmap.PAGESIZE)
+    with path.open("rb") as stream:
+        address = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, stream.fileno(), 0)
+    assert address not in (None, ctypes.c_void_p(-1).value), os.strerror(ctypes.get_errno())
+    try:
+        held = (ctypes.c_ubyte * pages)()
+        assert libc.mincore(address, size, held) == 0, os.strerror(ctypes.get_errno())
+        return sum(byte & 1 for byte in held) / pages
+    finally:
+        libc.munmap(address, size)
+
+
+@pytest.fixture
+def pages_let_go(tmp_path: Path) -> None:
+    """Skip unless this system lets go of a synced file's pages when told to (Linux, and a file system
+    whose pages are not all it has, as tmpfs's are)."""
+    if not hasattr(os, "posix_fadvise") or not os.uname().sysname == "Linux":
+        pytest.skip("needs Linux's posix_fadvise and mincore")
+    probe = tmp_path / "probe"
+    with probe.open("wb") as stream:
+        stream.write(os.urandom(1 << 20))
+        stream.flush()
+        os.fsync(stream.fileno())
+        os.posix_fadvise(stream.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+    if resident_share(probe) > 0.1:
+        pytest.skip("this file system keeps a file's pages in memory when told to let go of them")
+    probe.unlink()
+
+
+@pytest.mark.usefixtures("pages_let_go")
+def test_a_report_written_is_on_the_disk_and_its_pages_let_go(tmp_path: Path) -> None:
     from agent_eval._report import files
 
-    advised: list[tuple[int, int]] = []
-    monkeypatch.setattr(files, "_WRITEBACK", 10)
-    monkeypatch.setattr(files, "_start_writeback", lambda fd, offset, length: advised.append((offset, length)))
-    parts = [bytes([65 + n]) * (3 + n) for n in range(12)]
+    parts = [os.urandom(1 << 16) for _ in range(64)]  # 4 MiB
     files.write_atomic(tmp_path / "r.json", iter(parts))
     assert (tmp_path / "r.json").read_bytes() == b"".join(parts)
-    # ranges one after another from the start, each of at least _WRITEBACK bytes, none past the end
-    assert advised and advised[0][0] == 0
-    assert all(offset + length == after for (offset, length), (after, _) in itertools.pairwise(advised))
-    assert all(length >= 10 for _, length in advised)
-    assert advised[-1][0] + advised[-1][1] <= len(b"".join(parts))
+    files.write_atomic(tmp_path / "r.json", iter(parts))  # (the read above brought them back)
+    assert resident_share(tmp_path / "r.json") < 0.1
+
+
+@pytest.mark.usefixtures("pages_let_go")
+def test_a_report_is_let_go_of_range_by_range_as_it_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_eval._report import files
+
+    monkeypatch.setattr(files, "_WRITEBACK", 1 << 20)
+    path = tmp_path / "r.json"
+    held: list[float] = []
+
+    def parts() -> Iterator[bytes]:
+        for number in range(64):  # 4 MiB in all
+            yield os.urandom(1 << 16)
+            if number == 40:  # once 2.6 MiB are written: what the disk has of them so far is let go of
+                (temporary,) = tmp_path.glob(".r.json.*.tmp")
+                os.sync()  # (the test waits for the disk, so that nothing is still on its way there)
+            if number == 60:
+                held.append(resident_share(temporary))
+
+    files.write_atomic(path, parts())
+    # of the 3.8 MiB written when it was looked at, at most the last two MiB were held
+    assert held and held[0] < 2.1 / 3.8
+    assert path.stat().st_size == 4 << 20
+
+
+@pytest.mark.usefixtures("pages_let_go")
+def test_a_long_jsonl_stream_is_let_go_of_as_it_grows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_eval._report import files
+
+    monkeypatch.setattr(files, "_WRITEBACK", 1 << 20)
+    path = tmp_path / "r.jsonl"
+    writer = files.LineWriter(path)
+    line = b'{"case": "' + b"x" * 1000 + b'"}'
+    for _ in range(3000):  # 3 MB, one line at a time
+        writer.write_line(line)
+    writer.write_parts([line + b"\n"] * 1000)  # and 1 MB at once
+    os.sync()
+    writer.write_parts([line + b"\n"] * 1100)  # past the next MiB
+    held = resident_share(path)
+    writer.close()
+    assert held < 0.5  # of 5.1 MB, the last 1.1 MB, and what went to the disk after the sync
+    assert path.read_bytes() == (line + b"\n") * 5100
 
 
 def test_a_report_is_written_whole_with_the_system_s_write_back_advice_or_without_it(

@@ -44,6 +44,7 @@ def write_atomic(path: str | Path, text: str | Iterable[bytes]) -> None:
             _write_parts(stream, parts, writeback=True)
             stream.flush()
             os.fsync(stream.fileno())
+            _let_go(stream.fileno())  # all of it is on the disk now: the next file's pages take these
         temporary.replace(target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -53,39 +54,43 @@ def write_atomic(path: str | Path, text: str | Iterable[bytes]) -> None:
 
 #: Bytes gathered before each write of :func:`write_atomic` (a large report is written in many parts).
 _BUFFER = 1 << 20
-#: Bytes of a file that :func:`write_atomic` has the system start putting on the disk at once, while the
-#: rest is made, rather than all of them in the closing ``fsync``.
+#: Bytes written to a file between two calls of :func:`_let_go` on it.
 _WRITEBACK = 8 << 20
 
 
 def _write_parts(stream: IO[bytes], parts: Iterable[bytes], *, writeback: bool = False) -> None:
     """Write ``parts`` to ``stream``; with ``writeback`` (a file that is synced at the end), every
-    :data:`_WRITEBACK` bytes go to the disk as the next ones are made."""
+    :data:`_WRITEBACK` bytes are handed on with :func:`_let_go` as the next ones are made."""
     write = stream.write
     if not writeback:
         for part in parts:
             write(part)
         return
-    written = started = 0
+    unlet = 0
     for part in parts:
         write(part)
-        written += len(part)
-        if written - started >= _WRITEBACK:
+        unlet += len(part)
+        if unlet >= _WRITEBACK:
             stream.flush()
-            _start_writeback(stream.fileno(), started, written - started)
-            started = written
+            _let_go(stream.fileno())
+            unlet = 0
 
 
-def _start_writeback(fd: int, offset: int, length: int) -> None:
-    """Start writing a range of the file to the disk, without waiting for it.
+def _let_go(fd: int) -> None:
+    """Have the system start writing the file's new pages to the disk, without waiting for them, and let go
+    of those it has written.
 
-    ``POSIX_FADV_DONTNEED`` is how: Linux starts the write-back of the range's pages (and lets go of
-    those already written); a system without it, or that ignores it, writes them all in the ``fsync``.
+    ``POSIX_FADV_DONTNEED`` over the whole file is how (Linux; a system without it writes them all when
+    the file is synced or closed). The pages let go are the ones the file's next parts (or the next
+    file) are then written into, so a report of hundreds of MB takes as much memory again as a few
+    ranges of it, not its size of memory the system has to find: a VM that gives its free memory back
+    to its host (free page reporting) pays for each page it touches anew, 570 MB written 1.6-2.3 s
+    against 0.3-0.5 s so. A file read soon after comes from the disk's cache.
     """
     advise = getattr(os, "posix_fadvise", None)
     if advise is not None:
         with contextlib.suppress(OSError):
-            advise(fd, offset, length, os.POSIX_FADV_DONTNEED)
+            advise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
 
 
 _LINE_BREAKS = ((b"\xc2\x85", b"\\u0085"), (b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029"))
@@ -109,13 +114,16 @@ class LineWriter:
 
     def __init__(self, path: str | Path) -> None:
         target = Path(path)
-        if _is_stream(target):
+        streamed = _is_stream(target)
+        if streamed:
             self._stream: IO[bytes] = _open_stream(target, buffering=0)
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             self._stream = target.open("ab", buffering=0)
         # os.write on the descriptor: the file object's write costs as much again as the system call
         self._fd = self._stream.fileno()
+        #: Bytes appended since the last _let_go (a regular file's: a stream has no pages to let go of).
+        self._unlet = -1 if streamed else 0
 
     def write(self, record: dict[str, Any]) -> None:
         """Append ``record`` as one line."""
@@ -137,6 +145,7 @@ class LineWriter:
         for start in range(0, len(parts), _WRITEV_MOST):
             some = parts[start : start + _WRITEV_MOST]
             written = _writev(fd, some)
+            self._appended(written)
             if written < sum(map(len, some)):  # the rest, as os.write does when it takes less
                 self._write(b"".join(some)[written:])
 
@@ -146,6 +155,17 @@ class LineWriter:
             view = memoryview(data)[written:]
             while view:
                 view = view[os.write(self._fd, view) :]
+        self._appended(len(data))
+
+    def _appended(self, size: int) -> None:
+        """Count ``size`` bytes appended; every :data:`_WRITEBACK` of them, :func:`_let_go` of the file's pages
+        (a long stream's lines are not kept in memory for nothing, see there)."""
+        if self._unlet < 0:
+            return
+        self._unlet += size
+        if self._unlet >= _WRITEBACK:
+            self._unlet = 0
+            _let_go(self._fd)
 
     def close(self) -> None:
         """Close the file."""
