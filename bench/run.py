@@ -244,7 +244,7 @@ agent-eval only: `agent-eval run suite.jsonl --agent agents:agent --json --jsonl
 [{"contains": "answer"}]}`), an agent answering `"the answer to " + question` at once (async; sync: the same as a
 plain function, run in worker threads), concurrency 1. Wall time and peak memory are the whole process's
 (start-up and teardown included; peak from wait4); the phases are what `AGENT_EVAL_PHASES` reports (seconds of
-each phase inside the process). Medians of the runs; 10^6 once per agent. Targets (issue "Scale"): at 10^5 all of
+each phase inside the process). Medians of the runs (10^6: of three per agent). Targets (issue "Scale"): at 10^5 all of
 it in 3 s and 300 MB, loading in 0.4 s; 10^6 at most ten times the 10^5 figures; the 10^5 page shows its first
 rows in Chromium within 2 s."""
 
