@@ -13,7 +13,7 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any
 
@@ -41,7 +41,7 @@ def write_atomic(path: str | Path, text: str | Iterable[bytes]) -> None:
     handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(handle, "wb", buffering=_BUFFER) as stream:
-            _write_parts(stream, parts, writeback=True)
+            _write_parts(stream, parts, let_go=True)
             stream.flush()
             os.fsync(stream.fileno())
             _let_go(stream.fileno())  # all of it is on the disk now: the next file's pages take these
@@ -54,38 +54,52 @@ def write_atomic(path: str | Path, text: str | Iterable[bytes]) -> None:
 
 #: Bytes gathered before each write of :func:`write_atomic` (a large report is written in many parts).
 _BUFFER = 1 << 20
-#: Bytes written to a file between two calls of :func:`_let_go` on it.
-_WRITEBACK = 8 << 20
+#: Bytes written to a file between two of the calls of :func:`_let_go` that :class:`_Unlet` makes as it grows.
+_LET_GO_EVERY = 8 << 20
 
 
-def _write_parts(stream: IO[bytes], parts: Iterable[bytes], *, writeback: bool = False) -> None:
-    """Write ``parts`` to ``stream``; with ``writeback`` (a file that is synced at the end), every
-    :data:`_WRITEBACK` bytes are handed on with :func:`_let_go` as the next ones are made."""
+def _write_parts(stream: IO[bytes], parts: Iterable[bytes], *, let_go: bool = False) -> None:
+    """Write ``parts`` to ``stream``; with ``let_go``, the file's pages are let go of as it grows (:class:`_Unlet`)."""
     write = stream.write
-    if not writeback:
+    if not let_go:
         for part in parts:
             write(part)
         return
-    unlet = 0
+    unlet = _Unlet(stream.fileno(), before=stream.flush)
     for part in parts:
         write(part)
-        unlet += len(part)
-        if unlet >= _WRITEBACK:
-            stream.flush()
-            _let_go(stream.fileno())
-            unlet = 0
+        unlet.add(len(part))
+
+
+class _Unlet:
+    """Counts the bytes written to a file; every :data:`_LET_GO_EVERY` of them, :func:`_let_go` of its pages
+    (``before`` first: what a buffer holds goes to the file)."""
+
+    def __init__(self, fd: int, *, before: Callable[[], object] | None = None) -> None:
+        self._fd = fd
+        self._before = before
+        self._size = 0
+
+    def add(self, size: int) -> None:
+        """Count ``size`` bytes more."""
+        self._size += size
+        if self._size >= _LET_GO_EVERY:
+            self._size = 0
+            if self._before is not None:
+                self._before()
+            _let_go(self._fd)
 
 
 def _let_go(fd: int) -> None:
     """Have the system start writing the file's new pages to the disk, without waiting for them, and let go
     of those it has written.
 
-    ``POSIX_FADV_DONTNEED`` over the whole file is how (Linux; a system without it writes them all when
-    the file is synced or closed). The pages let go are the ones the file's next parts (or the next
-    file) are then written into, so a report of hundreds of MB takes as much memory again as a few
-    ranges of it, not its size of memory the system has to find: a VM that gives its free memory back
-    to its host (free page reporting) pays for each page it touches anew, 570 MB written 1.6-2.3 s
-    against 0.3-0.5 s so. A file read soon after comes from the disk's cache.
+    ``POSIX_FADV_DONTNEED`` over the whole file is how (Linux; a system without it keeps them, and writes
+    them to the disk in its own time or when the file is synced). The pages let go of are the ones the
+    file's next parts (or the next file) are then written into, so a report of hundreds of MB takes as much
+    memory again as a few ranges of it, not its size of memory the system has to find: a VM that gives its
+    free memory back to its host (free page reporting) pays for each page it touches anew, 570 MB written in
+    1.5-2.3 s against 0.3-0.5 s so. A file read again is read from the disk.
     """
     advise = getattr(os, "posix_fadvise", None)
     if advise is not None:
@@ -122,8 +136,8 @@ class LineWriter:
             self._stream = target.open("ab", buffering=0)
         # os.write on the descriptor: the file object's write costs as much again as the system call
         self._fd = self._stream.fileno()
-        #: Bytes appended since the last _let_go (a regular file's: a stream has no pages to let go of).
-        self._unlet = -1 if streamed else 0
+        #: A regular file's pages are let go of as it grows; a stream has none.
+        self._unlet = None if streamed else _Unlet(self._fd)
 
     def write(self, record: dict[str, Any]) -> None:
         """Append ``record`` as one line."""
@@ -145,27 +159,20 @@ class LineWriter:
         for start in range(0, len(parts), _WRITEV_MOST):
             some = parts[start : start + _WRITEV_MOST]
             written = _writev(fd, some)
-            self._appended(written)
-            if written < sum(map(len, some)):  # the rest, as os.write does when it takes less
-                self._write(b"".join(some)[written:])
+            size = sum(map(len, some))
+            if written < size:  # the rest, as os.write does when it takes less
+                self._write(b"".join(some)[written:], counted=False)
+            if self._unlet is not None:
+                self._unlet.add(size)
 
-    def _write(self, data: bytes) -> None:
+    def _write(self, data: bytes, *, counted: bool = True) -> None:
         written = os.write(self._fd, data)
         if written < len(data):  # a write may take less than it is given (a pipe, a signal)
             view = memoryview(data)[written:]
             while view:
                 view = view[os.write(self._fd, view) :]
-        self._appended(len(data))
-
-    def _appended(self, size: int) -> None:
-        """Count ``size`` bytes appended; every :data:`_WRITEBACK` of them, :func:`_let_go` of the file's pages
-        (a long stream's lines are not kept in memory for nothing, see there)."""
-        if self._unlet < 0:
-            return
-        self._unlet += size
-        if self._unlet >= _WRITEBACK:
-            self._unlet = 0
-            _let_go(self._fd)
+        if counted and self._unlet is not None:
+            self._unlet.add(len(data))
 
     def close(self) -> None:
         """Close the file."""
