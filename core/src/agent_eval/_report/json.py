@@ -324,13 +324,7 @@ class CaseStream:
             return
         parts, self._pending = self._pending, []
         self._written = time.monotonic()
-        if self.failed:
-            return
-        try:
-            self._writer.write_parts(parts)
-        except OSError as error:
-            self.failed = True
-            self._on_error(error)
+        self._guarded(self._writer.write_parts, parts)
 
     def finish(self, report: EvalReport) -> None:
         """Append the run's summary line and close the file."""
@@ -341,10 +335,15 @@ class CaseStream:
             self._writer.close()
 
     def _write(self, record: dict[str, Any]) -> None:
+        self._guarded(self._writer.write, record)
+
+    def _guarded(self, write: Callable[[Any], None], what: Any) -> None:
+        """``write(what)``, unless a write failed before: the first to fail is reported (``on_error``), and nothing
+        is written after it."""
         if self.failed:
             return
         try:
-            self._writer.write(record)
+            write(what)
         except OSError as error:
             self.failed = True
             self._on_error(error)
