@@ -154,3 +154,63 @@ def test_an_unfinished_case_keeps_its_input_expected_and_metadata() -> None:
         "lost Ray worker x",
     )
     assert result.metadata == {"topic": "t"} and result.fingerprint == "f1"
+
+
+def test_a_stop_from_a_batch_s_last_result_cancels_the_tasks_still_working_but_not_that_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Ray's cancel of a task that is sending its last reply can abort the caller's process (ray-project/ray#54846)
+    import asyncio
+
+    real_ray = pytest.importorskip("ray")
+    from agent_eval import EvalResult
+    from agent_eval_ray.planning import Batch
+
+    cancelled: list[str] = []
+    monkeypatch.setattr(real_ray, "cancel", lambda stream, force=False: cancelled.append(stream.name))
+
+    class Stream:
+        """What a Ray task's ``remote`` gives: the refs of its messages, each awaited for the message."""
+
+        def __init__(self, name: str, messages: list[dict[str, object]], hold: asyncio.Event) -> None:
+            self.name, self.messages, self.hold = name, messages, hold
+
+        async def __aiter__(self):  # type: ignore[no-untyped-def]
+            for message in self.messages:
+                await self.hold.wait()
+                yield asyncio.sleep(0, result=message)
+
+    def done(name: str) -> dict[str, object]:
+        return EvalResult(name, "x", output="x", status="passed", score=1.0).to_dict()
+
+    async def run() -> None:
+        executor = RayExecutor(RayOptions(batch_size=2))
+        first, working = asyncio.Event(), asyncio.Event()
+        streams = iter(
+            [
+                Stream("finishing", [{"results": [[0, done("a")]]}, {"results": [[1, done("b")]]}], first),
+                Stream("working", [{"results": [[0, done("c")]]}], working),  # held until the stop
+            ]
+        )
+        task = type("Task", (), {"remote": staticmethod(lambda *args: next(streams))})()
+        plan = RunPlan(cases=[Case("a", "x"), Case("b", "x"), Case("c", "x"), Case("d", "x")])  # type: ignore[arg-type]
+        emitted: list[int] = []
+
+        def emit(index: int, result: EvalResult) -> None:
+            emitted.append(index)
+            if index == 1:  # the first batch's last case: its task is ending
+                executor.stop()
+
+        batch = Batch((0, 1), positions=(0, 1), keys=(("a", None), ("b", None)))
+        other = Batch((2, 3), positions=(2, 3), keys=(("c", None), ("d", None)))
+        lanes = [executor._batch(task, {}, batch, 1, plan, emit), executor._batch(task, {}, other, 1, plan, emit)]
+        running = [asyncio.ensure_future(lane) for lane in lanes]
+        await asyncio.sleep(0.01)  # both tasks are in flight
+        first.set()
+        await asyncio.sleep(0.01)
+        working.set()
+        await asyncio.gather(*running)
+        assert emitted[:2] == [0, 1]
+
+    asyncio.run(run())
+    assert cancelled == ["working"]

@@ -129,6 +129,11 @@ class RayExecutor:
                     reason = not_rebuilt(message["failed"], worker)
                 for position, data in message.get("results", ()):
                     del waiting[position]
+                    if not waiting:
+                        # every case came back: the task is ending, so a stop (from this emit, say) leaves it
+                        # be. Ray's cancel racing a task's last reply can abort this process (its "Tried to
+                        # complete task that was not pending" check: ray-project/ray#54846)
+                        self._streams.discard(stream)
                     emit(batch.indices[position], EvalResult.from_dict(data))
         except RayError as error:
             if self.stopping:
